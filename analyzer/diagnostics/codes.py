@@ -1,0 +1,64 @@
+"""Every diagnostic code phobos-tools emits, with its permanent name and one-line meaning.
+
+PH0xx are syntax, encoding and size errors; PH1xx names, types and shapes; PH2xx attributes,
+launch and target resources; PH3xx the per-thread rules (DESIGN.md, permanent); PH9xx internal
+errors. A code, once published, keeps its meaning.
+"""
+
+from __future__ import annotations
+
+CODES: dict[str, tuple[str, str]] = {
+    # --- PH0xx: the file and its syntax ---
+    "PH001": ("invalid-utf8", "the source file is not valid UTF-8"),
+    "PH002": ("file-too-large", "the source file is larger than the 4 MiB limit"),
+    "PH003": ("unexpected-character", "a character that starts no token"),
+    "PH004": ("malformed-number", "a number that is not a valid literal (`1.`, `.5`, `0x`)"),
+    "PH005": ("syntax-error", "the tokens do not form a program"),
+    "PH006": ("brace-on-next-line", "a block's `{` on the line after its header"),
+    "PH007": ("else-after-newline", "`else` on the line after the `}` it follows"),
+    "PH008": ("nesting-too-deep", "blocks or expressions nested beyond the stated limit"),
+    "PH009": ("empty-file", "a file with no kernel and no function"),
+    "PH010": ("chained-comparison", "comparisons are non-associative: `a < b < c`"),
+    # --- PH1xx: names, types and shapes ---
+    "PH101": ("undefined-name", "a name used before or without a declaration"),
+    "PH102": ("redeclared-name", "a name declared twice in the same block"),
+    "PH103": ("reserved-name", "a declaration of a keyword, type name, built-in or `ctx`"),
+    "PH104": ("literal-out-of-range", "a literal that does not fit the type it takes"),
+    "PH105": ("type-mismatch", "an operand or value of the wrong type"),
+    "PH106": ("shape-mismatch", "tile, slice or run shapes that do not agree"),
+    "PH107": ("not-constant", "a tile dimension, span or run length that is not a compile-time constant"),
+    "PH108": ("invalid-ctx-path", "a `ctx` path that LANGUAGE.md section 4 does not list"),
+    "PH109": ("bad-call", "an unknown function or a wrong number or kind of arguments"),
+    "PH110": ("bad-subscript", "a subscript of the wrong rank or form"),
+    "PH111": ("bad-run", "a run that breaks the run rules of LANGUAGE.md section 7"),
+    "PH112": ("sum-of-non-run", "`sum(x)` of a scalar or a tile"),
+    "PH113": ("recursive-function", "a function that calls itself, directly or not"),
+    "PH114": ("misplaced-jump", "`break`/`continue` outside a loop or leaving a function; a bad `return`"),
+    "PH115": ("bad-assignment", "an assignment to a `let`, a parameter, or something that is not a place"),
+    "PH116": ("bad-statement", "an expression statement that is not a call"),
+    "PH117": ("bad-operator", "an operator applied to values it does not accept"),
+    "PH118": ("bad-type", "a type written wrongly: unknown scalar, wrong rank, tile where not allowed"),
+    "PH119": ("bad-loop", "a `for` that is not over `range(lo, hi[, step])` or has a bad step or unroll"),
+    "PH120": ("uninitialized", "a scalar `var` without a value, or a tile read before it is filled"),
+    # --- PH2xx: attributes, launch and target resources ---
+    "PH201": ("bad-launch", "an invalid `@launch` attribute"),
+    "PH202": ("bad-aligned", "an invalid `@aligned` attribute"),
+    "PH203": ("bad-autotune", "an invalid `@autotune` attribute"),
+    "PH204": ("ignored-attribute", "an attribute phobos-tools parses and ignores"),
+    "PH205": ("duplicate-attribute", "the same attribute given twice"),
+    "PH206": ("bad-define", "a `-D NAME=VALUE` that names nothing or has a bad value"),
+    # --- PH3xx: the per-thread rules (DESIGN.md; permanent) ---
+    "PH301": ("cta-op-divergent-control", "a CTA-wide operation under non-uniform control"),
+    "PH302": ("cta-op-nonuniform-operand", "a CTA-wide operation with a non-uniform scalar operand"),
+    "PH303": ("read-after-per-thread-store", "a CTA-wide read after a per-thread store with no barrier"),
+    "PH304": ("shuffle-divergent-warp", "a shuffle under control that differs between lanes"),
+    "PH305": ("lane-collective-divergent-warp", "a lane collective under control that differs between lanes"),
+    "PH306": ("thread-collective-divergent-cta", "a CTA collective under non-uniform control"),
+    # --- PH9xx: internal ---
+    "PH900": ("internal-error", "an unexpected failure inside phobos-tools (a bug: please report it)"),
+    "PH901": ("lowering-internal-error", "an unexpected failure inside the lowering (a bug)"),
+}
+
+
+def code_name(code: str) -> str:
+    return CODES[code][0]

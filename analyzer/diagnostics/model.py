@@ -1,0 +1,67 @@
+"""The diagnostic model: a diagnostic is data (code, spans, chain, notes, help, spec).
+
+Only the renderers (``text``, ``json_format``) turn it into characters. Lines and columns are
+1-based and count Unicode code points; ``end_column`` is exclusive.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+ERROR = "error"
+WARNING = "warning"
+NOTE = "note"
+
+
+class Span(NamedTuple):
+    """A source range. A named tuple rather than a dataclass: the parser makes one per token and
+    node, and tuples are several times cheaper to build."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def to(self, other: "Span") -> "Span":
+        """The span from the start of ``self`` to the end of ``other``."""
+        return Span(self.line, self.column, other.end_line, other.end_column)
+
+    def __repr__(self) -> str:
+        return f"{self.line}:{self.column}-{self.end_line}:{self.end_column}"
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    """A located step of explanation (one entry of a diagnostic's chain)."""
+
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class SpecRef:
+    page: str
+    section: str
+
+
+@dataclass
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    severity: str = ERROR
+    label: str | None = None
+    chain: list[Label] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    help: str | None = None
+    spec: SpecRef | None = None
+
+    @property
+    def name(self) -> str:
+        from .codes import code_name
+
+        return code_name(self.code)
+
+    def sort_key(self) -> tuple[int, int, str]:
+        return (self.span.line, self.span.column, self.code)

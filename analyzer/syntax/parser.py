@@ -1,0 +1,609 @@
+"""Source text -> Program AST: our tokenizer feeds lark's LALR tables, and the AST is built
+directly by the transformer lark wires to each rule (no intermediate parse tree).
+
+lark generates the LALR(1) tables and the rule callbacks (with their `?rule` inlining and
+`[..]` placeholders) from phobos.lark; ``_drive`` below is the shift/reduce loop over them. It
+replaces lark's own loop, which costs several times more per token (its rule names are
+``Token``s whose ``__eq__`` runs on every table lookup).
+
+Errors are recovered at statement level: the statement holding a syntax error is cut out of the
+token stream and parsing restarts, so one file can report several errors. Every problem becomes a
+Diagnostic; nothing here raises for bad input.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Transformer
+from lark.lexer import Lexer
+from lark.parse_tree_builder import ExpandSingleChild
+
+from ..diagnostics.model import Diagnostic, Span
+from . import ast as A
+from .tokens import LexStats, Tok, generic_parts, int_value, tokenize
+
+
+
+MAX_ERRORS = 25
+MAX_NESTING = 200   # blocks and expressions nested deeper than this are refused (PH008)
+
+
+def _span(first, last) -> Span:
+    """The span from the start of ``first`` to the end of ``last`` (tokens or nodes)."""
+    if isinstance(first, Tok):
+        line, column = first.line, first.column
+    else:
+        line, column = first.span[0], first.span[1]
+    if isinstance(last, Tok):
+        return Span(line, column, last.line, last.end_column)
+    b = last.span
+    return Span(line, column, b[2], b[3])
+
+
+def _tok_span(t: Tok) -> Span:
+    return Span(t.line, t.column, t.line, t.end_column)
+
+
+def _lit_int(tok: Tok, negative: bool = False, minus: Tok | None = None) -> A.IntLit:
+    v = int_value(tok.value)
+    return A.IntLit(-v if negative else v, tok.value, _span(minus or tok, tok))
+
+
+def _lit_float(tok: Tok, negative: bool = False, minus: Tok | None = None) -> A.FloatLit:
+    v = float(tok.value)
+    return A.FloatLit(-v if negative else v, tok.value, _span(minus or tok, tok))
+
+
+class _Build(Transformer):
+    """Inline callbacks: each receives the rule's children and returns an AST node."""
+
+    # ---- literals and atoms
+    def lit_int(self, c):
+        return _lit_int(c[0])
+
+    def lit_negint(self, c):
+        return _lit_int(c[1], True, c[0])
+
+    def lit_float(self, c):
+        return _lit_float(c[0])
+
+    def lit_negfloat(self, c):
+        return _lit_float(c[1], True, c[0])
+
+    def lit_true(self, c):
+        return A.BoolLit(True, _tok_span(c[0]))
+
+    def lit_false(self, c):
+        return A.BoolLit(False, _tok_span(c[0]))
+
+    def name(self, c):
+        return A.Name(c[0].value, _tok_span(c[0]))
+
+    def paren(self, c):
+        return c[1]
+
+    # ---- operators
+    def binary(self, c):
+        lhs, op, rhs = c
+        if not isinstance(op, Tok):       # cmp_op subtree: a list holding the token
+            op = op[0]
+        return A.Binary(op.value, lhs, rhs, _span(lhs, rhs))
+
+    def cmp_op(self, c):
+        return c
+
+    def unary(self, c):
+        op, operand = c
+        # LANGUAGE §1: a `-` before a literal folds into it (so -2147483648 is an i32).
+        if op.value == "-" and isinstance(operand, A.IntLit) and operand.value >= 0:
+            return A.IntLit(-operand.value, operand.text, _span(op, operand))
+        if op.value == "-" and isinstance(operand, A.FloatLit) and not operand.text.startswith("-") \
+                and operand.value >= 0 and not _is_negzero(operand):
+            return A.FloatLit(-operand.value, operand.text, _span(op, operand))
+        return A.Unary(op.value, operand, _span(op, operand))
+
+    # ---- postfix
+    def index(self, c):
+        base, _, subs, rb = c
+        return A.Index(base, tuple(subs), _span(base, rb))
+
+    def member(self, c):
+        base, _, attr = c
+        span = _span(base, attr)
+        if isinstance(base, A.Name) and base.id == "ctx":
+            return A.CtxPath((attr.value,), span)
+        if isinstance(base, A.CtxPath):
+            return A.CtxPath(base.path + (attr.value,), span)
+        return A.Member(base, attr.value, span)
+
+    def call(self, c):
+        name, _, args, rp = c
+        return A.Call(name.value, tuple(args), _span(name, rp), _tok_span(name))
+
+    def generic_call(self, c):
+        head, param, gt, _, args, rp = c
+        func, mode = generic_parts(head.value)
+        return A.GenericCall(func, mode, param, tuple(args), _span(head, rp), _span(head, gt))
+
+    # ---- subscripts
+    def sub_point(self, c):
+        return A.Point(c[0], c[0].span)
+
+    def sub_full(self, c):
+        return A.Range(None, None, _tok_span(c[0]))
+
+    def sub_upto(self, c):
+        return A.Range(None, c[1], _span(c[0], c[1]))
+
+    def sub_range(self, c):
+        return A.Range(c[0], c[2], _span(c[0], c[2]))
+
+    def sub_span(self, c):
+        return A.SpanSub(c[0], c[2], _span(c[0], c[2]))
+
+    def sub_open(self, c):
+        # `A[i:]` parses so that the error can say exactly what is wrong (LANGUAGE §7).
+        return A.Range(c[0], None, _span(c[0], c[1]))
+
+    # ---- types
+    def type_scalar(self, c):
+        t = c[0]
+        return A.TypeExpr("scalar", t.value, (), _tok_span(t), _tok_span(t))
+
+    def type_shaped(self, c):
+        kind, _, elem = c[0], c[1], c[2]
+        dims = tuple(c[5])
+        return A.TypeExpr(kind.value, elem.value, dims, _span(kind, c[-1]), _tok_span(elem))
+
+    def dim(self, c):
+        t = c[0]
+        if t.type == "INT":
+            return A.DimInt(int_value(t.value), _tok_span(t))
+        return A.DimName(t.value, _tok_span(t))
+
+    # ---- statements
+    def items_new(self, c):
+        return []
+
+    def items_keep(self, c):
+        return c[0]
+
+    def items_add(self, c):
+        c[0].append(c[1])
+        return c[0]
+
+    def params(self, c):            # `params: param_list` (the other forms are aliased)
+        return c[0]
+
+    args = attr_args = params
+
+    def list_one(self, c):
+        return [c[0]]
+
+    def list_add(self, c):          # list COMMA item
+        c[0].append(c[2])
+        return c[0]
+
+
+    def block(self, c):
+        lb, stmts, last, rb = c
+        if last is not None:
+            stmts.append(last)
+        return A.Block(tuple(stmts), _span(lb, rb))
+
+    def let_stmt(self, c):
+        let, name, _colon, typ, _eq, value = c
+        return A.Let(name.value, typ, value, _span(let, value), _tok_span(name))
+
+    def var_stmt(self, c):
+        var, name, _colon, typ, _eq, value = c
+        return A.Var(name.value, typ, value, _span(var, value if value is not None else typ),
+                     _tok_span(name))
+
+    def var_untyped(self, c):
+        var, name, _eq, value = c
+        return A.Var(name.value, None, value, _span(var, value), _tok_span(name))
+
+    def assign_stmt(self, c):
+        target, op, value = c
+        return A.Assign(target, op.value, value, _span(target, value))
+
+    def if_stmt(self, c):
+        kw, cond, then, _else, orelse = c
+        return A.If(cond, then, orelse, _span(kw, orelse if orelse is not None else then))
+
+    def for_stmt(self, c):
+        kw, _lt, word, unroll, _gt, var, _in, rng, _lp, args, _rp, body = c
+        return A.For(var.value, rng.value, tuple(args), body, unroll, _span(kw, body),
+                     _tok_span(var), _tok_span(rng), word.value if word is not None else "unroll")
+
+    def while_stmt(self, c):
+        kw, cond, body = c
+        return A.While(cond, body, _span(kw, body))
+
+    def break_stmt(self, c):
+        return A.Break(_tok_span(c[0]))
+
+    def continue_stmt(self, c):
+        return A.Continue(_tok_span(c[0]))
+
+    def return_stmt(self, c):
+        kw, value = c
+        return A.Return(value, _span(kw, value if value is not None else kw))
+
+    def expr_stmt(self, c):
+        return A.ExprStmt(c[0], c[0].span)
+
+    # ---- top level
+    def attr_choices(self, c):
+        name = c[0]
+        return A.AttrArg(name.value, None, tuple(c[3]), _span(name, c[-1]))
+
+    def attr_named(self, c):
+        name, _, value = c
+        return A.AttrArg(name.value, value, None, _span(name, value))
+
+    def attr_plain(self, c):
+        return A.AttrArg(None, c[0], None, c[0].span)
+
+
+    def attribute(self, c):
+        at, name, lp, args, rp = c
+        return A.Attribute(name.value, tuple(args) if args is not None else (), _span(at, rp or name),
+                           lp is not None)
+
+
+    def param(self, c):
+        name, _, typ = c
+        return A.Param(name.value, typ, _span(name, typ))
+
+    def kernel(self, c):
+        attrs, kw, name, _lp, params, _rp, body = c
+        start = attrs[0] if attrs else kw
+        return A.Kernel(tuple(attrs), name.value, tuple(params), body, _span(start, body), _tok_span(name))
+
+    def function(self, c):
+        kw, name, _lp, params, _rp, _arrow, ret, body = c
+        return A.Function(name.value, tuple(params), ret, body, _span(kw, body), _tok_span(name))
+
+    def start(self, c):
+        items = tuple(c[0])
+        span = _span(items[0], items[-1]) if items else Span(1, 1, 1, 1)
+        return A.Program(items, span)
+
+
+def _is_negzero(lit: A.FloatLit) -> bool:
+    return lit.value == 0.0 and str(lit.value).startswith("-")
+
+
+class _NoLexer(Lexer):
+    """Placeholder: tokens come from tokens.py, never from lark's lexer."""
+
+    def __init__(self, lexer_conf):
+        pass
+
+    def lex(self, data):  # pragma: no cover - never called
+        raise NotImplementedError
+
+
+class _Tables:
+    """lark's LALR tables recast for a tight loop: per state, token type -> (shift?, target)
+    where a reduce's target is (size, callback, nonterminal name as a plain str)."""
+
+    def __init__(self):
+        grammar = resources.files(__package__).joinpath("phobos.lark").read_text(encoding="utf-8")
+        lark = Lark(grammar, parser="lalr", lexer=_NoLexer, transformer=_Build(),
+                    maybe_placeholders=True, cache=False)
+        inner = lark.parser.parser.parser
+        table = inner.parse_table
+        callbacks = inner.callbacks
+        # A reduce by a one-symbol `?rule` alternative passes its child through unchanged: mark
+        # it (callback None) so the loop only swaps the state, leaving the value in place.
+        identity = {id(r) for r, cb in callbacks.items()
+                    if len(r.expansion) == 1 and isinstance(cb, ExpandSingleChild)}
+        reduce_info = {}
+        self.states = {}
+        for state, actions in table.states.items():
+            row = {}
+            for sym, (action, arg) in actions.items():
+                if action.name == "Shift":
+                    row[str(sym)] = (True, arg)
+                else:
+                    info = reduce_info.get(id(arg))
+                    if info is None:
+                        callback = None if id(arg) in identity else callbacks[arg]
+                        info = (len(arg.expansion), callback, str(arg.origin.name))
+                        reduce_info[id(arg)] = info
+                    row[str(sym)] = (False, info)
+            self.states[state] = row
+        self.start = table.start_states["start"]
+        self.end = table.end_states["start"]
+
+
+@lru_cache(maxsize=1)
+def _tables() -> _Tables:
+    return _Tables()
+
+
+class _ParseError(Exception):
+    def __init__(self, token: Tok, expected: set[str]):
+        self.token = token
+        self.expected = expected
+
+
+def _drive(tables: _Tables, tokens: list[Tok], end: Tok):
+    """The LALR(1) shift/reduce loop. Raises _ParseError at the first token it cannot take."""
+    states = tables.states
+    end_state = tables.end
+    state_stack = [tables.start]
+    value_stack: list = []
+    push_state = state_stack.append
+    push_value = value_stack.append
+    for tok in tokens:
+        ttype = tok.type
+        while True:
+            act = states[state_stack[-1]].get(ttype)
+            if act is None:
+                raise _ParseError(tok, {k for k in states[state_stack[-1]] if k.isupper()})
+            if act[0]:
+                push_state(act[1])
+                push_value(tok)
+                break
+            size, callback, origin = act[1]
+            if callback is None:                     # unit `?rule`: value passes through
+                state_stack[-1] = states[state_stack[-2]][origin][1]
+                continue
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            push_value(callback(children))
+            push_state(states[state_stack[-1]][origin][1])
+    while True:
+        act = states[state_stack[-1]].get("$END")
+        if act is None:
+            raise _ParseError(end, {k for k in states[state_stack[-1]] if k.isupper()})
+        size, callback, origin = act[1]
+        if callback is None:
+            state_stack[-1] = states[state_stack[-2]][origin][1]
+        else:
+            if size:
+                children = value_stack[-size:]
+                del state_stack[-size:]
+                del value_stack[-size:]
+            else:
+                children = []
+            push_value(callback(children))
+            push_state(states[state_stack[-1]][origin][1])
+        if state_stack[-1] == end_state:
+            return value_stack[-1]
+
+
+# ------------------------------------------------------------------ errors and recovery
+
+_DESCRIBE = {
+    "NAME": "a name", "INT": "an integer", "FLOAT": "a float", "GENERIC": "a generic call",
+    "SEMI": "the end of the statement", "$END": "the end of the file",
+}
+_CMP = {"EQEQ", "NE", "LT", "LE", "GT", "GE"}
+
+
+def _describe(tok: Tok) -> str:
+    if tok.type == "SEMI" and tok.value == "":
+        return "a line break (which ends the statement here)"
+    if tok.type in ("NAME", "INT", "FLOAT"):
+        return f"`{tok.value}`"
+    if tok.type == "GENERIC":
+        return f"`{tok.value}`"
+    return _DESCRIBE.get(tok.type, f"`{tok.value}`")
+
+
+def _expected_text(expected: set[str]) -> str:
+    from .tokens import KEYWORDS, PUNCT
+    names = {v: k for k, v in PUNCT.items() if v != "AUGOP"}
+    names.update({v: k for k, v in KEYWORDS.items()})
+    shown = []
+    for e in sorted(expected):
+        if e in ("NAME", "INT", "FLOAT"):
+            shown.append({"NAME": "a name", "INT": "an integer", "FLOAT": "a float"}[e])
+        elif e in names:
+            shown.append(f"`{names[e]}`")
+        elif e == "$END":
+            shown.append("the end of the file")
+        elif e == "SEMI":
+            shown.append("a line break or `;`")
+    shown = sorted(set(shown))
+    if not shown:
+        return "something else"
+    if len(shown) > 6:
+        return "an expression or statement"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " or " + shown[-1]
+
+
+def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Span) -> Diagnostic:
+    if tok.type == "$END":
+        span = eof_span
+        found = "the end of the file"
+    else:
+        span = _tok_span(tok)
+        found = _describe(tok)
+    if tok.type in _CMP and not (expected & _CMP) and _follows_comparison(tokens, tok):
+        return Diagnostic("PH010", "comparison operators cannot be chained", span,
+                          label="a second comparison", help="parenthesize one side, as in `(a < b) == c`")
+    if expected == {"RBRACE"} or (tok.type == "$END" and "RBRACE" in expected):
+        if tok.type == "$END":
+            return Diagnostic("PH005", "unclosed `{`: expected `}` before the end of the file", span,
+                              label="the file ends here")
+    return Diagnostic("PH005", f"expected {_expected_text(expected)}, found {found}", span,
+                      label="unexpected here")
+
+
+def _follows_comparison(tokens: list[Tok], tok: Tok) -> bool:
+    """Is ``tok`` a comparison whose left side already ends in a comparison (``a < b < c``)?"""
+    depth = 0
+    for t in reversed(tokens[: tok.index]):
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif t.type in ("SEMI", "LBRACE", "RBRACE", "COMMA", "ANDAND", "OROR") and depth == 0:
+            return False
+        elif t.type in _CMP and depth == 0:
+            return True
+    return False
+
+
+def _cut_statement(tokens: list[Tok], at: int) -> list[Tok]:
+    """Drop the statement holding token ``at``: from the previous statement boundary (a SEMI or
+    an enclosing ``{``) to the next SEMI at the same brace depth, blocks inside it included.
+    Always drops at least one token, so recovery makes progress."""
+    if tokens[at].type == "RBRACE" and (at == 0 or tokens[at - 1].type in ("SEMI", "LBRACE", "RBRACE")):
+        start, end = at, at + 1           # a `}` with no statement in progress is stray
+    else:
+        start = at
+        depth = 0
+        while start > 0:
+            t = tokens[start - 1].type
+            if t == "RBRACE":
+                depth += 1
+            elif t == "LBRACE":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif t == "SEMI" and depth == 0:
+                break
+            start -= 1
+        end = at
+        depth = 0
+        n = len(tokens)
+        while end < n:
+            t = tokens[end].type
+            if t == "LBRACE":
+                depth += 1
+            elif t == "RBRACE":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif t == "SEMI" and depth == 0:
+                break
+            end += 1
+        if end <= start:
+            start, end = at, at + 1
+    kept = tokens[:start] + tokens[end:]
+    for i, t in enumerate(kept):
+        t.index = i
+    return kept
+
+
+def _close_open_braces(tokens: list[Tok]) -> list[Tok]:
+    """At the end of the file, add the ``}`` that unclosed blocks lack (after reporting it)."""
+    depth = 0
+    for t in tokens:
+        if t.type == "LBRACE":
+            depth += 1
+        elif t.type == "RBRACE" and depth:
+            depth -= 1
+    if depth == 0:
+        return tokens
+    last = tokens[-1]
+    extra = []
+    for _ in range(depth):
+        extra.append(Tok("RBRACE", "}", 0, last.line, last.end_column, last.end_column))
+        extra.append(Tok("SEMI", "", 0, last.line, last.end_column, last.end_column))
+    kept = tokens + extra
+    for i, t in enumerate(kept):
+        t.index = i
+    return kept
+
+
+def parse(text: str, diagnostics: list[Diagnostic]) -> A.Program | None:
+    """Parse ``text``; append every lexical and syntax error to ``diagnostics``.
+
+    Returns the Program (the statements that held syntax errors left out), or None when the
+    tree could not be built at all (nesting beyond the limit).
+    """
+    stats = LexStats()
+    tokens = tokenize(text, diagnostics, stats)
+    lines = text.split("\n")
+    eof_span = Span(len(lines), len(lines[-1]) + 1, len(lines), len(lines[-1]) + 1)
+    tables = _tables()
+    seen: set[tuple] = set()
+    closed_braces = False
+    for _ in range(MAX_ERRORS):
+        if not tokens:
+            return A.Program((), Span(1, 1, 1, 1))
+        end = Tok("$END", "", len(tokens), eof_span.line, eof_span.column, eof_span.column)
+        try:
+            program = _drive(tables, tokens, end)
+        except _ParseError as e:
+            diag = _syntax_error(tokens, e.token, e.expected, eof_span)
+            key = (diag.code, diag.span, diag.message)
+            if key not in seen:
+                seen.add(key)
+                diagnostics.append(diag)
+            if e.token.type == "$END":
+                if closed_braces:
+                    return None
+                closed_braces = True
+                tokens = _close_open_braces(tokens)
+                if tokens[-1].type != "SEMI":   # nothing to close: drop the last statement
+                    tokens = _cut_statement(tokens, len(tokens) - 1)
+            else:
+                tokens = _cut_statement(tokens, e.token.index)
+            continue
+        if _may_be_too_deep(stats):
+            depth_error = _check_depth(program)
+            if depth_error is not None:
+                diagnostics.append(depth_error)
+                return None
+        return program
+    diagnostics.append(Diagnostic("PH005", f"too many syntax errors; stopped after {MAX_ERRORS}",
+                                  eof_span, severity="note"))
+    return None
+
+
+def _may_be_too_deep(stats: LexStats) -> bool:
+    # Each block level adds at most three tree levels (statement, block, else-if), and an
+    # expression is at most about two levels per token. Below this bound no tree can exceed
+    # MAX_NESTING, so the exact (and slower) walk is skipped for every ordinary file.
+    return 3 * stats.max_brace_depth + 2 * stats.max_statement_tokens + 4 > MAX_NESTING
+
+
+def _check_depth(program: A.Program) -> Diagnostic | None:
+    """Refuse trees nested deeper than MAX_NESTING, iteratively, before any recursive pass."""
+    stack = [(program, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node, depth = pop()
+        if depth > MAX_NESTING:
+            return Diagnostic("PH008", f"nesting deeper than {MAX_NESTING} levels", node.span,
+                              label="this is nested too deeply",
+                              help="split the expression or the blocks with `let` bindings or functions")
+        for child in _children(node):
+            push((child, depth + 1))
+    return None
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node):
+    cls = type(node)
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = tuple(f for f in cls.__slots__ if f not in ("span",) and not f.endswith("_span"))
+        _FIELDS[cls] = names
+    for f in names:
+        v = getattr(node, f)
+        if isinstance(v, tuple):
+            for x in v:
+                if hasattr(x, "__slots__") and hasattr(x, "span"):
+                    yield x
+        elif hasattr(v, "__slots__") and hasattr(v, "span"):
+            yield v

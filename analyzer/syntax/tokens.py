@@ -1,0 +1,248 @@
+"""The Phobos tokenizer: one compiled regular expression, Go's newline rule, generic-call heads.
+
+lark's own lexer is slow in Python, so this module turns source text into tokens that lark's
+LALR tables consume directly. Each token's ``start_pos`` is its index in the token list
+(the parser's error recovery uses it); ``line``/``column`` are 1-based code points.
+
+Statement ends (LANGUAGE §1): a newline ends a statement when the line's last token is an
+identifier, a literal, ``)``, ``]``, ``}``, ``break``, ``continue`` or ``return``, except inside
+``(..)`` and ``[..]``. The lexer inserts an implicit ``SEMI`` there. A newline that would end a
+statement right before ``{`` or ``else`` is the error the spec names ("put `{` on the line of the
+condition"; "`else` must follow `}` on the same line"); the lexer reports it and joins the lines
+so that parsing goes on.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..diagnostics.model import Diagnostic, Span
+
+KEYWORDS = {
+    "kernel": "KERNEL", "fn": "FN", "let": "LET", "var": "VAR", "if": "IF", "else": "ELSE",
+    "for": "FOR", "in": "IN", "while": "WHILE", "break": "BREAK", "continue": "CONTINUE",
+    "return": "RETURN", "true": "TRUE", "false": "FALSE",
+}
+
+# Built-in names that may open a generic call (`sum<over ...`, `shfl<xor ...`). Any built-in may
+# be written that way lexically; the semantic pass says which ones accept it.
+GENERIC_MODES = ("over", "xor", "up", "down", "idx")
+
+PUNCT = {
+    "(": "LPAR", ")": "RPAR", "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE",
+    ",": "COMMA", ":+": "SPANOP", ":": "COLON", "->": "ARROW", "@": "AT", ".": "DOT", ";": "SEMI",
+    "+": "PLUS", "-": "MINUS", "*": "STAR", "/": "SLASH", "%": "PERCENT", "<<": "SHL", ">>": "SHR",
+    "&&": "ANDAND", "||": "OROR", "&": "AMP", "^": "CARET", "|": "PIPE", "!": "BANG", "~": "TILDE",
+    "==": "EQEQ", "!=": "NE", "<=": "LE", ">=": "GE", "<": "LT", ">": "GT", "=": "ASSIGN",
+    "+=": "AUGOP", "-=": "AUGOP", "*=": "AUGOP", "/=": "AUGOP", "%=": "AUGOP", "&=": "AUGOP",
+    "|=": "AUGOP", "^=": "AUGOP", "<<=": "AUGOP", ">>=": "AUGOP",
+}
+
+# Every terminal the grammar declares (kept in sync with phobos.lark's %declare).
+TERMINALS = sorted(set(KEYWORDS.values()) | set(PUNCT.values()) | {"NAME", "INT", "FLOAT", "GENERIC"})
+
+_punct_alts = "|".join(re.escape(p) for p in sorted(PUNCT, key=len, reverse=True))
+_TOKEN_RE = re.compile(
+    r"(?P<ws>[ \t\r]+)"
+    r"|(?P<nl>\n)"
+    r"|(?P<comment>//[^\n]*)"
+    r"|(?P<generic>[A-Za-z_][A-Za-z0-9_]*<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
+    r"|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
+    r"|(?P<badnum>[0-9]+\.(?![0-9])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
+    r"|(?P<hex>0[xX][0-9a-fA-F]+)"
+    r"|(?P<int>[0-9]+)"
+    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    rf"|(?P<punct>{_punct_alts})"
+)
+
+# Tokens after which a newline ends a statement (LANGUAGE §1).
+_ENDS_STATEMENT = {"NAME", "INT", "FLOAT", "TRUE", "FALSE", "RPAR", "RSQB", "RBRACE", "BREAK",
+                   "CONTINUE", "RETURN"}
+_HEADS = {"IF": "the condition", "WHILE": "the condition", "FOR": "the `for`",
+          "KERNEL": "the kernel's header", "FN": "the function's header", "ELSE": "the `else`"}
+
+# Literals longer than this are out of range for every type; we never convert them (Python
+# refuses int() of more than 4300 digits, and the value could never be used anyway).
+MAX_LITERAL_DIGITS = 40
+HUGE = 1 << 200
+
+
+class Tok:
+    """A token. Lighter than lark's ``Token`` (a str subclass), which matters at 100k tokens;
+    our LALR driver (parser.py) needs only ``type``."""
+
+    __slots__ = ("type", "value", "index", "line", "column", "end_column")
+
+    def __init__(self, type, value, index, line, column, end_column):
+        self.type = type
+        self.value = value
+        self.index = index
+        self.line = line
+        self.column = column
+        self.end_column = end_column
+
+    @property
+    def end_line(self) -> int:
+        return self.line
+
+    @property
+    def span(self) -> Span:
+        return Span(self.line, self.column, self.line, self.end_column)
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type}, {self.value!r}, {self.line}:{self.column})"
+
+
+class LexStats:
+    """What the tokenizer saw that bounds the tree's depth (see parser._check_depth)."""
+
+    __slots__ = ("max_brace_depth", "max_statement_tokens")
+
+    def __init__(self):
+        self.max_brace_depth = 0
+        self.max_statement_tokens = 0
+
+
+def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None) -> list[Tok]:
+    """Tokenize ``text``; lexical problems are appended to ``errors`` and the bad text skipped."""
+    tokens: list[Tok] = []
+    append = tokens.append
+    line = 1
+    line_start = 0
+    brackets: list[str] = []        # the open ( [ { in order
+    pending_nl: tuple[int, int] | None = None   # (line, col) of a newline that may end a statement
+    head_kind = None                # first token kind of the current statement (for messages)
+    last_type = None
+    statement_start = 0
+    max_stmt = 0
+    max_braces = 0
+    expected_pos = 0
+    keywords = KEYWORDS
+    punct = PUNCT
+    ends_statement = _ENDS_STATEMENT
+
+    for m in _TOKEN_RE.finditer(text):
+        pos = m.start()
+        if pos != expected_pos:
+            _bad_characters(text, expected_pos, pos, line, line_start, errors)
+        end = expected_pos = m.end()
+        kind = m.lastgroup
+        if kind == "ws" or kind == "comment":
+            continue
+        if kind == "nl":
+            if (last_type in ends_statement and pending_nl is None
+                    and (not brackets or brackets[-1] == "{")):
+                pending_nl = (line, pos - line_start + 1)
+            line += 1
+            line_start = end
+            continue
+        value = m.group()
+        col = pos - line_start + 1
+        end_col = end - line_start + 1
+        if kind == "name":
+            tkind = keywords.get(value, "NAME")
+        elif kind == "punct":
+            tkind = punct[value]
+        elif kind == "int" or kind == "hex":
+            tkind = "INT"
+        elif kind == "float":
+            tkind = "FLOAT"
+        elif kind == "generic":
+            tkind = "GENERIC"
+        else:  # badnum
+            _bad_number(value, line, col, end_col, errors)
+            continue
+
+        if pending_nl is not None:
+            if _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors):
+                last_type = "SEMI"
+            pending_nl = None
+        if tkind == "LPAR" or tkind == "LSQB" or tkind == "LBRACE":
+            brackets.append(value)
+            if tkind == "LBRACE" and len(brackets) > max_braces:
+                max_braces = len(brackets)
+        elif tkind == "RPAR" or tkind == "RSQB" or tkind == "RBRACE":
+            opener = _OPENER[tkind]
+            if opener in brackets:
+                while brackets and brackets.pop() != opener:
+                    pass
+        if last_type is None or last_type == "SEMI" or last_type == "LBRACE" or last_type == "RBRACE":
+            head_kind = tkind
+            if len(tokens) - statement_start > max_stmt:
+                max_stmt = len(tokens) - statement_start
+            statement_start = len(tokens)
+        elif tkind in _HEADS:
+            head_kind = tkind
+        append(Tok(tkind, value, len(tokens), line, col, end_col))
+        last_type = tkind
+
+    if expected_pos != len(text):
+        _bad_characters(text, expected_pos, len(text), line, line_start, errors)
+    if pending_nl is not None or last_type in ends_statement:
+        # The file's end ends a statement too.
+        ln, cl = pending_nl if pending_nl is not None else (line, len(text) - line_start + 1)
+        append(Tok("SEMI", "", len(tokens), ln, cl, cl))
+    if stats is not None:
+        stats.max_brace_depth = max_braces
+        stats.max_statement_tokens = max(max_stmt, len(tokens) - statement_start)
+    return tokens
+
+
+_OPENER = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+
+
+def _bad_characters(text, start, stop, line, line_start, errors):
+    """Report a run of characters that no token pattern matched, once, at its first character.
+    (A run never spans lines: whitespace and newlines always match.)"""
+    ch = text[start]
+    col = start - line_start + 1
+    shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
+    errors.append(Diagnostic("PH003", f"unexpected character {shown}", Span(line, col, line, col + 1),
+                             label="no token starts with this character"))
+
+
+def _bad_number(value, line, col, end_col, errors):
+    if value.startswith("."):
+        hint = f"write `0{value}`"
+    elif value[-1] == ".":
+        hint = f"write `{value}0`"
+    else:
+        hint = "a hex literal needs digits after `0x`"
+    errors.append(Diagnostic("PH004", f"`{value}` is not a number", Span(line, col, line, end_col),
+                             label="malformed number", help=hint))
+
+
+def _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors) -> bool:
+    """A newline ended the previous line; seeing the next token, decide what it means.
+    Returns True when an implicit SEMI was inserted."""
+    if tkind == "LBRACE":
+        where = _HEADS.get(head_kind, "the statement it opens")
+        errors.append(Diagnostic("PH006", f"put `{{` on the line of {where}",
+                                 Span(line, col, line, end_col),
+                                 label="a newline before `{` ends the statement above",
+                                 help="move the `{` up to the end of the previous line"))
+        return False
+    if tkind == "ELSE":
+        errors.append(Diagnostic("PH007", "`else` must follow `}` on the same line",
+                                 Span(line, col, line, end_col),
+                                 label="a newline after `}` ends the `if` statement",
+                                 help="write `} else {` on one line"))
+        return False
+    ln, cl = pending_nl
+    tokens.append(Tok("SEMI", "", len(tokens), ln, cl, cl))
+    return True
+
+
+def int_value(text: str) -> int:
+    """The value of an integer literal's text (``HUGE`` when absurdly long)."""
+    is_hex = text[:2] in ("0x", "0X")
+    digits = text[2:] if is_hex else text
+    if len(digits.lstrip("0")) > MAX_LITERAL_DIGITS:
+        return HUGE
+    return int(digits, 16) if is_hex else int(digits)
+
+
+def generic_parts(value: str) -> tuple[str, str]:
+    """Split a GENERIC token's text ``sum<over`` into ("sum", "over")."""
+    name, _, mode = value.partition("<")
+    return name, mode.strip()
