@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostic, ERROR
+from .diagnostics import Diagnostic, ERROR, Span
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
@@ -28,7 +28,44 @@ class CheckResult:
 
 
 def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, str] | None = None) -> CheckResult:
-    raise NotImplementedError  # replaced by the front end
+    """Check one source (bytes are decoded as UTF-8). Never raises for a bad program."""
+    result = CheckResult(path, None)
+    diags = result.diagnostics
+    size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
+    if size > MAX_SOURCE_BYTES:
+        diags.append(Diagnostic("PH002", f"the file is {size:,} bytes, over the 4 MiB limit ({MAX_SOURCE_BYTES:,})",
+                                Span(1, 1, 1, 1), help="split the kernels into several files"))
+        return result
+    text = _decode(data, diags)
+    if text is None:
+        return result
+    result.text = text
+    from .syntax import parse
+    program = parse(text, diags)
+    result.program = program
+    if program is not None and not any(d.severity == ERROR for d in diags):
+        from .semantics import analyze
+        result.semantics = analyze(program, defines, diags)
+    diags.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:
+    if isinstance(data, str):
+        return data
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        good = data[: e.start].decode("utf-8")
+        line = good.count("\n") + 1
+        col = len(good) - (good.rfind("\n") + 1) + 1
+        diags.append(Diagnostic("PH001", f"the file is not valid UTF-8: byte 0x{data[e.start]:02x} at offset {e.start}",
+                                Span(line, col, line, col + 1), label="invalid byte here",
+                                help="save the file as UTF-8"))
+        return None
+    if text.startswith("\ufeff"):
+        text = text[1:]          # a UTF-8 byte order mark is not part of the program
+    return text
 
 
 def check_file(path: str | Path, defines: dict[str, str] | None = None) -> CheckResult:

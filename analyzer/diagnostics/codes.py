@@ -39,7 +39,6 @@ CODES: dict[str, tuple[str, str]] = {
     "PH117": ("bad-operator", "an operator applied to values it does not accept"),
     "PH118": ("bad-type", "a type written wrongly: unknown scalar, wrong rank, tile where not allowed"),
     "PH119": ("bad-loop", "a `for` that is not over `range(lo, hi[, step])` or has a bad step or unroll"),
-    "PH120": ("uninitialized", "a scalar `var` without a value, or a tile read before it is filled"),
     # --- PH2xx: attributes, launch and target resources ---
     "PH201": ("bad-launch", "an invalid `@launch` attribute"),
     "PH202": ("bad-aligned", "an invalid `@aligned` attribute"),

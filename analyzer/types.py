@@ -1,0 +1,184 @@
+"""The types of LANGUAGE §3 and their rules: promotion, literal adaptation, ranges.
+
+Scalar types are interned ``Scalar`` values. Two extra *weak* scalar types, ``INT_LIT`` and
+``FLOAT_LIT``, are the types of literals (and of expressions built only from literals) before
+context settles them (§1: "an integer literal takes the integer or float type its context
+needs"). ``ERROR`` absorbs everything so one mistake gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Union
+
+SCALAR_NAMES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
+INT_NAMES = ("i8", "u8", "i32", "i64")
+FLOAT_NAMES = ("f16", "bf16", "f32", "f64")
+TYPE_WORDS = set(SCALAR_NAMES) | {"tensor", "tile", "run"}
+
+INT_RANGES = {"i8": (-(1 << 7), (1 << 7) - 1), "u8": (0, 255),
+              "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1)}
+FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
+             "f64": 1.7976931348623157e308}
+_WIDTH = {"i8": 8, "u8": 8, "i32": 32, "i64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+
+
+@dataclass(frozen=True, slots=True)
+class Scalar:
+    name: str
+
+    @property
+    def is_int(self) -> bool:
+        return self.name in INT_NAMES or self.name == "int literal"
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in FLOAT_NAMES or self.name == "float literal"
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.is_int or self.is_float
+
+    @property
+    def is_weak(self) -> bool:
+        return self.name in ("int literal", "float literal")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    elem: Scalar
+    n: int
+
+    def __str__(self) -> str:
+        return f"run<{self.elem}>[{self.n}]"
+
+
+Extent = Union[int, str]   # a static extent, or the name of a runtime one
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """A tile-valued expression: a tile variable, a slice (a view of a tensor or tile), or the
+    result of a sweep or tile built-in. ``buffer`` names the memory behind a view, else None."""
+
+    elem: Scalar
+    shape: tuple[Extent, ...]
+    buffer: str | None = None
+
+    @property
+    def static(self) -> bool:
+        return all(isinstance(d, int) for d in self.shape)
+
+    def __str__(self) -> str:
+        return f"tile<{self.elem}>[{', '.join(str(d) for d in self.shape)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Tensor:
+    elem: Scalar
+    shape: tuple[Extent, ...]
+
+    def __str__(self) -> str:
+        return f"tensor<{self.elem}>[{', '.join(str(d) for d in self.shape)}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Void:
+    def __str__(self) -> str:
+        return "nothing"
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorType:
+    def __str__(self) -> str:
+        return "<error>"
+
+
+Type = Union[Scalar, Run, Tile, Tensor, Void, ErrorType]
+
+SCALARS = {n: Scalar(n) for n in SCALAR_NAMES}
+BOOL, I8, U8, I32, I64 = (SCALARS[n] for n in ("bool", "i8", "u8", "i32", "i64"))
+F16, BF16, F32, F64 = (SCALARS[n] for n in ("f16", "bf16", "f32", "f64"))
+INT_LIT = Scalar("int literal")
+FLOAT_LIT = Scalar("float literal")
+VOID = Void()
+ERROR = ErrorType()
+
+
+def elem_of(t: Type) -> Scalar | None:
+    if isinstance(t, Scalar):
+        return t
+    if isinstance(t, (Run, Tile, Tensor)):
+        return t.elem
+    return None
+
+
+def promote_int(t: Scalar) -> Scalar:
+    """i8 and u8 operands promote to i32 (§3)."""
+    return I32 if t.name in ("i8", "u8") else t
+
+
+def arith_join(a: Scalar, b: Scalar) -> Scalar | None:
+    """The type of ``a op b`` for arithmetic (§3, C-like); None when the two cannot combine."""
+    if not (a.is_numeric and b.is_numeric):
+        return None
+    if a.is_weak and b.is_weak:
+        return FLOAT_LIT if FLOAT_LIT in (a, b) else INT_LIT
+    if a.is_weak or b.is_weak:
+        weak, strong = (a, b) if a.is_weak else (b, a)
+        strong = promote_int(strong)
+        if weak == FLOAT_LIT and strong.is_int:
+            return F32
+        return strong
+    a, b = promote_int(a), promote_int(b)
+    if a.is_int and b.is_int:
+        return a if _WIDTH[a.name] >= _WIDTH[b.name] else b
+    if a.is_float and b.is_float:
+        if {a.name, b.name} == {"f16", "bf16"}:
+            return F32
+        return a if _WIDTH[a.name] >= _WIDTH[b.name] else b
+    return a if a.is_float else b
+
+
+def settle(t: Scalar) -> Scalar:
+    """A weak literal type with nothing else to go by: i32 or f32 (§1)."""
+    if t == INT_LIT:
+        return I32
+    if t == FLOAT_LIT:
+        return F32
+    return t
+
+
+def assignable(value: Scalar, target: Scalar) -> bool:
+    """May a value of type ``value`` initialize or be assigned to ``target``? (§3: the exact
+    type, except that literals adapt)."""
+    if value == target:
+        return True
+    if value == INT_LIT:
+        return target.is_numeric
+    if value == FLOAT_LIT:
+        return target.is_float
+    return False
+
+
+def literal_fits(value: int | float, target: Scalar) -> bool:
+    if target.name in INT_RANGES:
+        if isinstance(value, float):
+            return False
+        lo, hi = INT_RANGES[target.name]
+        return lo <= value <= hi
+    if target.name in FLOAT_MAX:
+        try:
+            v = float(value)
+        except OverflowError:
+            return False
+        return math.isfinite(v) and abs(v) <= FLOAT_MAX[target.name]
+    return False
+
+
+def parse_scalar(name: str) -> Scalar | None:
+    return SCALARS.get(name)
