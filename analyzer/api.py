@@ -6,6 +6,8 @@ unexpected exception is the caller's to turn into PH900 (the CLI does; see cli/c
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,14 +42,32 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
     if text is None:
         return result
     result.text = text
+    from .semantics import analyze
     from .syntax import parse
-    program = parse(text, diags)
-    result.program = program
-    if program is not None and not any(d.severity == ERROR for d in diags):
-        from .semantics import analyze
-        result.semantics = analyze(program, defines, diags)
+    with _no_gc():
+        program = parse(text, diags)
+        result.program = program
+        if program is not None and not any(d.severity == ERROR for d in diags):
+            result.semantics = analyze(program, defines, diags)
     diags.sort(key=Diagnostic.sort_key)
     return result
+
+
+@contextmanager
+def _no_gc():
+    """Pause the cyclic garbage collector while building trees.
+
+    Parsing allocates hundreds of thousands of long-lived objects (tokens, nodes, spans) and no
+    cycles; every allocation burst triggers collections that rescan all of them, which made
+    parsing grow faster than linearly (measured: 30k statements 1.36 s with collection, 0.69 s
+    without). Reference counting still frees everything; collection resumes afterwards."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:
