@@ -23,6 +23,8 @@ class CheckResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     program: object | None = None         # the parsed AST (analyzer.syntax.ast.Program)
     semantics: object | None = None       # analyzer.semantics.ProgramInfo, when names/types checked
+    analyses: list = field(default_factory=list)   # analyzer.analysis.KernelAnalysis per kernel
+    kinds: list = field(default_factory=list)      # the JSON `kinds` rows (DESIGN.md)
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,10 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
         result.program = program
         if program is not None and not any(d.severity == ERROR for d in diags):
             result.semantics = analyze(program, defines, diags)
+        if result.semantics is not None and not any(d.severity == ERROR for d in diags):
+            from .analysis import analyze_program, kinds_table
+            result.analyses = analyze_program(result.semantics, diags)
+            result.kinds = kinds_table(result.analyses)
     diags.sort(key=Diagnostic.sort_key)
     return result
 

@@ -33,6 +33,7 @@ class OpInfo:
     operands: list = field(default_factory=list)
     reads: list[str] = field(default_factory=list)    # buffers (tensor or tile names) read
     writes: list[str] = field(default_factory=list)   # buffers written
+    read_names: dict = field(default_factory=dict)     # buffer -> the name the source reads it by
 
 
 # Per-thread operation names used in the records (not shown in PH3xx messages).

@@ -916,12 +916,16 @@ class Checker:
             name = value.func
         else:
             name = "elementwise sweep"
-        reads = _tile_reads(value, self.inst)
+        names: dict = {}
+        reads = _tile_reads(value, self.inst, names)
         if op != "=" and target_buffer:
             reads.append(target_buffer)
+            target_name = target.base if isinstance(target, A.Index) else target
+            if isinstance(target_name, A.Name):
+                names.setdefault(target_buffer, target_name.id)
         operands = _broadcast_scalars(value, self.inst)
         self.inst.ops[id(s)] = OpInfo(OpClass.CTA_WIDE, name, s.span, operands=operands, reads=reads,
-                                      writes=[target_buffer] if target_buffer else [])
+                                      writes=[target_buffer] if target_buffer else [], read_names=names)
 
     def record_view(self, s: A.Let, t: Tile) -> None:
         self.inst.ops[id(s)] = OpInfo(OpClass.VIEW, "slice", s.span, reads=[])
@@ -1830,7 +1834,9 @@ class Checker:
         result = _tile_builtin_result(self, e, ts)
         if isinstance(result, ErrorType):
             return ERROR
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.inst))
+        names: dict = {}
+        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.inst, names),
+                                      read_names=names)
         return result
 
 
@@ -1970,8 +1976,9 @@ def _is_plain_tile(value, inst: Instance) -> bool:
     return isinstance(value, A.Name) and isinstance(inst.types.get(id(value)), Tile)
 
 
-def _tile_reads(value, inst: Instance) -> list[str]:
-    """Buffers a tile-valued expression reads: its slices and tile/view names (LANGUAGE §9.5)."""
+def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
+    """Buffers a tile-valued expression reads: its slices and tile/view names (LANGUAGE §9.5).
+    A view reads the buffer it was sliced from; ``names`` receives buffer -> name as written."""
     reads: list[str] = []
     stack = [value]
     while stack:
@@ -1980,11 +1987,16 @@ def _tile_reads(value, inst: Instance) -> list[str]:
         if isinstance(e, A.Name):
             if isinstance(t, Tile):
                 b = inst.resolution.get(id(e))
-                reads.append(b.buffer if b is not None and b.buffer else e.id)
+                buf = b.buffer if b is not None and b.buffer else e.id
+                reads.append(buf)
+                if names is not None:
+                    names.setdefault(buf, e.id)
             continue
         if isinstance(e, A.Index):
             if not e.is_point and isinstance(t, Tile) and t.buffer:
                 reads.append(t.buffer)
+                if names is not None and isinstance(e.base, A.Name):
+                    names.setdefault(t.buffer, e.base.id)
             continue
         if isinstance(e, A.Binary):
             stack.extend((e.rhs, e.lhs))

@@ -1,1 +1,105 @@
-"""(filled in by later issues)."""
+"""Relational facts of one kernel, emitted from its CFG and semantic records.
+
+``extract(cfg)`` returns a ``Facts``: the base relations of schema.py, filled by one module per
+family (dataflow, ctx, memory, operations, control). ``derive.solve(facts)`` computes the
+derived relations (kinds, control kinds, per-thread stores, unsynchronized paths), each derived
+fact with the fact that produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..cfg import KernelCFG
+
+
+@dataclass(eq=False)
+class Value:
+    """An expression whose kind matters, at the CFG node that evaluates it."""
+
+    id: int
+    expr: object
+    node: int
+    inst: object
+
+
+@dataclass(eq=False)
+class Op:
+    id: int
+    node: int
+    cls: object          # ops.OpClass
+    name: str
+    span: object
+    inst: object
+    ast: object          # the statement or expression the operation is recorded on
+    statement_level: bool
+
+
+@dataclass(eq=False)
+class Store:
+    node: int
+    buf: str
+    indices: list        # value ids
+    value: int | None    # value id
+    op: int
+    span: object
+    target: object       # the Index node (or store(..)'s destination)
+
+
+@dataclass(eq=False)
+class Facts:
+    cfg: KernelCFG
+    values: list[Value] = field(default_factory=list)
+    uses: list = field(default_factory=list)            # (v, binding)
+    let_init: list = field(default_factory=list)        # (binding, v, node)
+    var_assign: list = field(default_factory=list)      # (binding, v, node)
+    loop_bound: list = field(default_factory=list)      # (binding, v)
+    call_result: list = field(default_factory=list)     # (v, callee instance)
+    returns: list = field(default_factory=list)         # (callee instance, v | None, node)
+    seed: list = field(default_factory=list)            # (v, kind, origin expr)
+    stores: list[Store] = field(default_factory=list)
+    loads: list = field(default_factory=list)           # (node, buf, [v])
+    views: list = field(default_factory=list)           # (binding, buf)
+    reads: list = field(default_factory=list)           # (op id, buf, name used)
+    ops: list[Op] = field(default_factory=list)
+    operand: list = field(default_factory=list)         # (op id, v)
+    guard: list = field(default_factory=list)           # (op id, v)
+    barriers: list = field(default_factory=list)        # node
+    edges: list = field(default_factory=list)           # (a, b)
+    back_edges: list = field(default_factory=list)      # (a, b, loop id)
+    parent: dict = field(default_factory=dict)          # node -> control parent
+    cond: list = field(default_factory=list)            # (p, v)
+    raises: list = field(default_factory=list)          # (node, t, how)
+    # lookups the extraction fills for the derivation and the rules
+    value_of: dict = field(default_factory=dict)        # (node, id(expr)) -> v
+    _atoms: dict = field(default_factory=dict)
+
+    def atoms_of(self, v: int):
+        """The (uses, seeds, results) of value v, computed once (facts/atoms.py)."""
+        cached = self._atoms.get(v)
+        if cached is None:
+            from .atoms import atoms
+            value = self.values[v]
+            cached = self._atoms[v] = atoms(value.expr, value.inst)
+        return cached
+
+    def new_value(self, expr, node: int, inst) -> int:
+        key = (node, id(expr))
+        v = self.value_of.get(key)
+        if v is None:
+            v = len(self.values)
+            self.values.append(Value(v, expr, node, inst))
+            self.value_of[key] = v
+        return v
+
+
+def extract(cfg: KernelCFG) -> Facts:
+    from . import control, ctx, dataflow, memory, operations
+
+    facts = Facts(cfg)
+    control.emit(cfg, facts)
+    operations.emit(cfg, facts)
+    memory.emit(cfg, facts)
+    dataflow.emit(cfg, facts)     # after every value exists: it records what each one reads
+    ctx.emit(cfg, facts)
+    return facts

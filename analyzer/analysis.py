@@ -1,0 +1,68 @@
+"""The per-thread analysis of one checked program: for each kernel, its CFG, its facts, the
+derived relations and the rules' diagnostics; plus every binding's kind (for ``--kinds``) and
+the chain behind it (for ``--why``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .cfg import KernelCFG, build_cfg
+from .diagnostics.model import Label
+from .facts import Facts, extract
+from .facts.derive import solve
+from .facts.schema import KIND_NAMES
+from .semantics import Binding, Instance, ProgramInfo
+from .types import Run, Scalar
+
+
+@dataclass(eq=False)
+class KernelAnalysis:
+    name: str
+    cfg: KernelCFG
+    facts: Facts
+    bindings: list = field(default_factory=list)    # (Binding, Instance) for let/var/loop scalars and runs
+
+    def kind_of(self, b: Binding) -> int:
+        return self.facts.derived.of(("b", b.uid))
+
+    def why(self, b: Binding) -> list[Label]:
+        from .facts.explain import chain_labels
+        labels, _ = chain_labels(self.facts, ("b", b.uid))
+        return labels
+
+
+def analyze_program(info: ProgramInfo, diagnostics: list) -> list[KernelAnalysis]:
+    from .rules import run as run_rules
+
+    out = []
+    for kinfo in info.kernels:
+        cfg = build_cfg(kinfo)
+        facts = extract(cfg)
+        facts.derived = solve(facts)
+        diagnostics.extend(run_rules(facts))
+        ka = KernelAnalysis(kinfo.kernel.name, cfg, facts)
+        for inst in _instances(kinfo.instance):
+            for b in inst.bindings:
+                if b.kind in ("let", "var", "loop") and isinstance(b.type, (Scalar, Run)):
+                    ka.bindings.append((b, inst))
+        out.append(ka)
+    return out
+
+
+def _instances(root: Instance):
+    stack = [root]
+    while stack:
+        inst = stack.pop()
+        yield inst
+        stack.extend(reversed(list(inst.calls.values())))
+
+
+def kinds_table(analyses: list[KernelAnalysis]) -> list[dict]:
+    """The JSON `kinds` entries (DESIGN.md): kernel, name, line, column, kind; sorted."""
+    rows = []
+    for ka in analyses:
+        for b, _inst in ka.bindings:
+            rows.append({"kernel": ka.name, "name": b.name, "line": b.span.line, "column": b.span.column,
+                         "kind": KIND_NAMES[ka.kind_of(b)]})
+    rows.sort(key=lambda r: (r["line"], r["column"], r["kernel"], r["name"]))
+    return rows

@@ -1,0 +1,405 @@
+"""AST -> control-flow graph: one ``networkx.DiGraph`` per kernel, functions inlined.
+
+Nodes are integers. Each carries a ``Site``: what the node is (entry, exit, a statement, a
+condition, a loop's init/step, an inlined call, a function's return join), the AST behind it, the
+``Instance`` (kernel body or inlined call) it belongs to, and its *control parent*: the condition,
+loop header or call node it runs under (control kinds flow from the parent, LANGUAGE §9.3).
+
+Edges follow execution: branches of ``if``, loop back edges (marked ``back=True``), ``break`` to
+the loop's exit, ``continue`` to the next iteration, ``return`` to the kernel's exit or the
+inlined function's return join, and short-circuit ``&&``/``||`` (a condition is split into one
+node per operand). The builder also records the structure the analysis needs beside the graph:
+loops with their bounds and nodes, the statements each early exit raises (§9.3), and each node's
+enclosing conditions (the guards the z3 check translates).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from .semantics import Instance, KernelInfo
+from .syntax import ast as A
+
+ENTRY, EXIT, STMT, COND, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (
+    "entry", "exit", "stmt", "cond", "for_init", "for_step", "call", "return_join")
+
+
+@dataclass(eq=False)
+class Site:
+    id: int
+    kind: str
+    ast: object                  # the statement, the condition expression, or the For/Call node
+    inst: Instance
+    parent: int | None           # control parent: a COND, a loop header (COND) or a CALL node
+    exprs: tuple = ()            # the expressions evaluated at this node
+    guards: tuple = ()           # enclosing conditions: ((cond node id, taken: bool), ...), outermost first
+    loops: tuple = ()            # enclosing loops, outermost first (Loop ids)
+    whole_condition: object = None   # on the last node of a split condition: the whole condition
+    loop_header_of: int | None = None
+
+    @property
+    def span(self):
+        return getattr(self.ast, "span", None)
+
+
+@dataclass(eq=False)
+class Loop:
+    id: int
+    kind: str                    # "for" or "while"
+    ast: object
+    inst: Instance
+    header: int                  # the condition node (for: `i < hi`; while: the first condition node)
+    nodes: set = field(default_factory=set)
+    latches: list = field(default_factory=list)   # sources of back edges
+    exit_nodes: list = field(default_factory=list)
+    parent: int | None = None    # enclosing Loop id
+    block_depth: int = 0         # index of the loop body's frame in the builder's block stack
+
+
+@dataclass(eq=False)
+class KernelCFG:
+    kernel: KernelInfo
+    graph: nx.DiGraph
+    sites: list[Site]
+    loops: list[Loop]
+    entry: int
+    exit: int
+    # early exits: node id -> the nodes whose control it raises (LANGUAGE §9.3)
+    raises: dict[int, list[int]] = field(default_factory=dict)
+    call_nodes: dict[int, int] = field(default_factory=dict)   # id(Instance) of a call -> CALL node
+    return_joins: dict[int, int] = field(default_factory=dict) # id(Instance) -> RETURN_JOIN node
+
+
+class Builder:
+    def __init__(self, kinfo: KernelInfo):
+        self.kinfo = kinfo
+        self.graph = nx.DiGraph()
+        self.sites: list[Site] = []
+        self.loops: list[Loop] = []
+        self.raises: dict[int, list[int]] = {}
+        self.call_nodes: dict[int, int] = {}
+        self.return_joins: dict[int, int] = {}
+        self._edges: list[tuple[int, int, bool]] = []
+        # per body: the statement lists being walked (for "the statements after it")
+        self._blocks: list[list] = []          # stack of [stmt list, index of current stmt, first node ids]
+        self._loop_stack: list[Loop] = []
+        self._guards: list[tuple[int, bool]] = []
+        self._function_stack: list[dict] = []  # per inlined function: {"join": id, "blocks_base": n, "loops_base": n}
+
+    # ---- graph primitives
+    def node(self, kind, ast, inst, parent, exprs=()) -> int:
+        nid = len(self.sites)
+        loops = tuple(l.id for l in self._loop_stack)
+        self.sites.append(Site(nid, kind, ast, inst, parent, tuple(exprs), tuple(self._guards), loops))
+        for l in self._loop_stack:
+            l.nodes.add(nid)
+        return nid
+
+    def connect(self, preds, target: int, back: bool = False) -> None:
+        for p in preds:
+            self._edges.append((p, target, back))
+
+    # ---- entry
+    def build(self) -> KernelCFG:
+        k = self.kinfo
+        inst = k.instance
+        entry = self.node(ENTRY, k.kernel, inst, None)
+        self._function_stack.append({"join": None, "blocks_base": 0, "loops_base": 0, "returns": []})
+        preds = self.block(k.kernel.body.stmts, [entry], inst, None, new_block=True)
+        exit_ = self.node(EXIT, k.kernel, inst, None)
+        self.connect(preds, exit_)
+        frame = self._function_stack.pop()
+        self.connect(frame["returns"], exit_)
+        g = self.graph
+        g.add_nodes_from(range(len(self.sites)))
+        for a, b, back in self._edges:
+            if back:
+                g.add_edge(a, b, back=True)
+            elif not g.has_edge(a, b):
+                g.add_edge(a, b)
+        return KernelCFG(k, g, self.sites, self.loops, entry, exit_, self.raises, self.call_nodes,
+                         self.return_joins)
+
+    # ---- blocks and statements
+    def block(self, stmts, preds, inst, parent, new_block=True) -> list[int]:
+        # frame: [statements, index of the current one, per statement the nodes it creates
+        # directly under `parent` (what raising "the statements after it" raises)]
+        tops: list = []
+        frame = [stmts, 0, tops]
+        self._blocks.append(frame)
+        for i, s in enumerate(stmts):
+            frame[1] = i
+            first = len(self.sites)
+            preds = self.stmt(s, preds, inst, parent)
+            tops.append([n for n in range(first, len(self.sites)) if self.sites[n].parent == parent])
+        self._blocks.pop()
+        return preds
+
+    def stmt(self, s, preds, inst, parent) -> list[int]:
+        if isinstance(s, A.If):
+            return self.if_stmt(s, preds, inst, parent)
+        if isinstance(s, A.While):
+            return self.while_stmt(s, preds, inst, parent)
+        if isinstance(s, A.For):
+            return self.for_stmt(s, preds, inst, parent)
+        exprs = _stmt_exprs(s)
+        preds = self.inline_calls(exprs, preds, inst, parent)
+        n = self.node(STMT, s, inst, parent, exprs)
+        self.connect(preds, n)
+        if isinstance(s, A.Break):
+            loop = self._loop_stack[-1]
+            loop.exit_nodes.append(n)
+            self.raises[n] = [loop.header]                     # every statement of its loop
+            return []
+        if isinstance(s, A.Continue):
+            loop = self._loop_stack[-1]
+            self._continue_edges.setdefault(loop.id, []).append(n)
+            self.raises[n] = self._after_in_body(loop_body=True)
+            return []
+        if isinstance(s, A.Return):
+            frame = self._function_stack[-1]
+            frame["returns"].append(n)
+            targets = self._after_in_body(loop_body=False)
+            targets += [l.header for l in self._loop_stack[frame["loops_base"]:]]
+            self.raises[n] = targets
+            return []
+        return [n]
+
+    _continue_edges: dict
+
+    def _after_in_body(self, loop_body: bool) -> list:
+        """Marker for the statements after the current one, up to the end of the loop body
+        (continue) or of the function/kernel body (return). Resolved to node ids once the
+        enclosing blocks are built (see _resolve_after)."""
+        frame = self._function_stack[-1]
+        depth_limit = self._loop_stack[-1].block_depth if loop_body else frame["blocks_base"]
+        marks = []
+        for b in self._blocks[depth_limit:]:
+            marks.append((b, b[1]))
+        return [("after", marks)]
+
+    def if_stmt(self, s: A.If, preds, inst, parent) -> list[int]:
+        _, last, true_exits, false_exits = self.condition(s.cond, preds, inst, parent)
+        self._guards.append((last, True))
+        then_exits = self.block(s.then.stmts, true_exits, inst, last)
+        self._guards[-1] = (last, False)
+        if isinstance(s.orelse, A.If):       # `else if` runs under the first condition too
+            else_exits = self.if_stmt(s.orelse, false_exits, inst, last)
+        elif s.orelse is not None:
+            else_exits = self.block(s.orelse.stmts, false_exits, inst, last)
+        else:
+            else_exits = false_exits
+        self._guards.pop()
+        return then_exits + else_exits
+
+    def condition(self, cond, preds, inst, parent):
+        """Split a condition at short-circuit operators into one node per operand.
+        Returns (preds, last node, true exits, false exits)."""
+        def walk(e, preds, parent):
+            if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+                _, last_l, t_l, f_l = walk(e.lhs, preds, parent)
+                if e.op == "&&":
+                    _, last_r, t_r, f_r = walk(e.rhs, t_l, last_l)
+                    return None, last_r, t_r, f_l + f_r
+                _, last_r, t_r, f_r = walk(e.rhs, f_l, last_l)
+                return None, last_r, t_l + t_r, f_r
+            preds = self.inline_calls((e,), preds, inst, parent)
+            n = self.node(COND, e, inst, parent, (e,))
+            self.connect(preds, n)
+            return None, n, [n], [n]
+        _, last, t, f = walk(cond, preds, parent)
+        # the whole condition's value is what guards the branches: record it on the last node
+        self.sites[last].whole_condition = cond
+        return preds, last, t, f
+
+    def while_stmt(self, s: A.While, preds, inst, parent) -> list[int]:
+        loop = Loop(len(self.loops), "while", s, inst, -1)
+        loop.parent = self._loop_stack[-1].id if self._loop_stack else None
+        loop.block_depth = len(self._blocks)
+        self.loops.append(loop)
+        self._loop_stack.append(loop)
+        first = len(self.sites)
+        _, last, t, f = self.condition(s.cond, preds, inst, parent)
+        loop.header = first
+        self.sites[first].loop_header_of = loop.id
+        self._guards.append((last, True))
+        body_exits = self.block(s.body.stmts, t, inst, last)
+        self._guards.pop()
+        self.connect(body_exits, first, back=True)
+        conts = self._continue_edges.pop(loop.id, [])
+        self.connect(conts, first, back=True)
+        loop.latches = body_exits + conts
+        self._loop_stack.pop()
+        return f + loop.exit_nodes
+
+    def for_stmt(self, s: A.For, preds, inst, parent) -> list[int]:
+        lo = s.args[0] if s.args else None
+        hi = s.args[1] if len(s.args) > 1 else None
+        step = s.args[2] if len(s.args) > 2 else None
+        preds = self.inline_calls([a for a in (lo,) if a is not None], preds, inst, parent)
+        init = self.node(FOR_INIT, s, inst, parent, tuple(a for a in (lo,) if a is not None))
+        self.connect(preds, init)
+        loop = Loop(len(self.loops), "for", s, inst, -1)
+        loop.parent = self._loop_stack[-1].id if self._loop_stack else None
+        loop.block_depth = len(self._blocks)
+        self.loops.append(loop)
+        self._loop_stack.append(loop)
+        hpreds = self.inline_calls([hi] if hi is not None else [], [init], inst, parent)
+        header = self.node(COND, s, inst, parent, tuple(a for a in (hi,) if a is not None))
+        self.sites[header].loop_header_of = loop.id
+        loop.header = header
+        self.connect(hpreds, header)
+        self._guards.append((header, True))
+        body_exits = self.block(s.body.stmts, [header], inst, header)
+        conts = self._continue_edges.pop(loop.id, [])
+        spreds = self.inline_calls([step] if step is not None else [], body_exits + conts, inst, header)
+        step_node = self.node(FOR_STEP, s, inst, header, tuple(a for a in (step,) if a is not None))
+        self.connect(spreds, step_node)
+        self._guards.pop()
+        self.connect([step_node], header, back=True)
+        loop.latches = [step_node]
+        self._loop_stack.pop()
+        return [header] + loop.exit_nodes
+
+    # ---- inlined functions
+    def inline_calls(self, exprs, preds, inst: Instance, parent) -> list[int]:
+        """Inline, in evaluation order, every user-function call in ``exprs``."""
+        if not inst.calls:
+            return preds
+        for call in _calls_in(exprs, inst):
+            callee = inst.calls[id(call)]
+            cn = self.node(CALL, call, inst, parent, tuple(call.args))
+            self.connect(preds, cn)
+            self.call_nodes[id(callee)] = cn
+            self._function_stack.append({"join": None, "blocks_base": len(self._blocks),
+                                         "loops_base": len(self._loop_stack), "returns": []})
+            saved_guards = self._guards
+            self._guards = list(saved_guards)
+            body_exits = self.block(callee.node.body.stmts, [cn], callee, cn)
+            self._guards = saved_guards
+            frame = self._function_stack.pop()
+            join = self.node(RETURN_JOIN, call, callee, cn)
+            self.return_joins[id(callee)] = join
+            self.connect(body_exits + frame["returns"], join)
+            preds = [join]
+        return preds
+
+
+def _calls_in(exprs, inst: Instance):
+    """User-function calls in ``exprs``, innermost first, left to right (evaluation order)."""
+    out = []
+    for e in exprs:
+        stack = [(e, False)]
+        while stack:
+            node, done = stack.pop()
+            if done:
+                if isinstance(node, A.Call) and id(node) in inst.calls:
+                    out.append(node)
+                continue
+            stack.append((node, True))
+            for child in reversed(_expr_children(node)):
+                stack.append((child, False))
+    return out
+
+
+def _expr_children(e) -> list:
+    if isinstance(e, A.Binary):
+        return [e.lhs, e.rhs]
+    if isinstance(e, A.Unary):
+        return [e.operand]
+    if isinstance(e, (A.Call, A.GenericCall)):
+        extra = [e.param] if isinstance(e, A.GenericCall) else []
+        return extra + list(e.args)
+    if isinstance(e, A.Index):
+        out = [e.base]
+        for s in e.subs:
+            if isinstance(s, A.Point):
+                out.append(s.index)
+            elif isinstance(s, A.SpanSub):
+                out.extend((s.start, s.length))
+            else:
+                out.extend(x for x in (s.lo, s.hi) if x is not None)
+        return out
+    if isinstance(e, A.Member):
+        return [e.value]
+    return []
+
+
+def _stmt_exprs(s) -> tuple:
+    if isinstance(s, (A.Let,)):
+        return (s.value,)
+    if isinstance(s, A.Var):
+        return (s.value,) if s.value is not None else ()
+    if isinstance(s, A.Assign):
+        return (s.target, s.value)
+    if isinstance(s, A.ExprStmt):
+        return (s.expr,)
+    if isinstance(s, A.Return):
+        return (s.value,) if s.value is not None else ()
+    return ()
+
+
+def build_cfg(kinfo: KernelInfo) -> KernelCFG:
+    b = Builder(kinfo)
+    b._continue_edges = {}
+    cfg = b.build()
+    _resolve_after(cfg, b)
+    return cfg
+
+
+def _resolve_after(cfg: KernelCFG, b: Builder) -> None:
+    """Turn the ("after", marks) placeholders of continue/return into node ids: for each
+    enclosing block, the first node of every statement after the marked one."""
+    for n, targets in cfg.raises.items():
+        out = []
+        for t in targets:
+            if isinstance(t, tuple) and t[0] == "after":
+                for block_frame, index in t[1]:
+                    for nodes in block_frame[2][index + 1:]:
+                        out.extend(nodes)
+            else:
+                out.append(t)
+        cfg.raises[n] = out
+
+
+def expr_children(e) -> list:
+    return _expr_children(e)
+
+
+def to_dot(cfg: KernelCFG) -> str:
+    """The CFG in Graphviz DOT: one box per node labelled with its line and source."""
+    from .syntax.printer import expr as show, stmt as show_stmt
+
+    def label(site: Site) -> str:
+        a = site.ast
+        if site.kind in (ENTRY, EXIT):
+            return f"{site.kind} {cfg.kernel.kernel.name}"
+        if site.kind == COND and isinstance(a, A.For):
+            text = f"{a.var} < {show(a.args[1])}" if len(a.args) > 1 else a.var
+        elif site.kind == FOR_INIT:
+            text = f"{a.var} = {show(a.args[0])}" if a.args else a.var
+        elif site.kind == FOR_STEP:
+            text = f"{a.var} += {show(a.args[2]) if len(a.args) > 2 else '1'}"
+        elif site.kind in (CALL, RETURN_JOIN):
+            text = f"{'call' if site.kind == CALL else 'return from'} {a.func}"
+        elif site.kind == COND:
+            text = show(a)
+        else:
+            out: list[str] = []
+            show_stmt(a, 0, out)
+            text = out[0] if out else type(a).__name__
+        line = site.span.line if site.span is not None else 0
+        text = text.replace("\\", "\\\\").replace('"', '\\"')
+        return f"{line}: {text}"
+
+    lines = [f'digraph "{cfg.kernel.kernel.name}" {{', "  node [shape=box, fontname=monospace];"]
+    for site in cfg.sites:
+        shape = ', shape=diamond' if site.kind == COND else ""
+        lines.append(f'  n{site.id} [label="{label(site)}"{shape}];')
+    for a, b, data in cfg.graph.edges(data=True):
+        style = ' [style=dashed, label="back"]' if data.get("back") else ""
+        lines.append(f"  n{a} -> n{b}{style};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,75 @@
+"""What an expression's kind is made of: the scalar and run bindings it reads, the sources in it
+(ctx fields, lane collectives) and the inlined calls whose results it uses.
+
+The walk stops where LANGUAGE §8 and §9.2 fix the kind regardless of the operands: a lane
+collective's result is warp-uniform, a CTA collective's, an atomic's and an acquire load's are
+uniform; a call's result is its own fact (``call_result``). A load contributes its address
+(§9.8): the walk goes into subscripts, never into the tensor or tile itself.
+"""
+
+from __future__ import annotations
+
+from ..ops import OpClass
+from ..syntax import ast as A
+from ..types import Run, Scalar
+from .schema import UNIFORM, VARYING, WARP_UNIFORM
+
+CTX_KINDS = {("thread",): VARYING, ("lane",): VARYING, ("warp",): WARP_UNIFORM}
+_UNIFORM_RESULTS = ("atomic_add", "atomic_max", "atomic_min", "atomic_cas", "load_acquire")
+
+
+def atoms(expr, inst):
+    """Return (bindings used, [(kind, origin expr)], [callee instances]) for ``expr``."""
+    uses = []
+    seeds = []
+    results = []
+    stack = [expr]
+    resolution = inst.resolution
+    ops = inst.ops
+    while stack:
+        e = stack.pop()
+        t = type(e)
+        if t is A.Name:
+            b = resolution.get(id(e))
+            if b is not None and isinstance(b.type, (Scalar, Run)):
+                uses.append(b)
+        elif t is A.Binary:
+            stack.append(e.rhs)
+            stack.append(e.lhs)
+        elif t is A.CtxPath:
+            k = CTX_KINDS.get(e.path, UNIFORM)
+            if k:
+                seeds.append((k, e))
+        elif t is A.Index:
+            base = e.base
+            b = resolution.get(id(base)) if isinstance(base, A.Name) else None
+            if b is not None and isinstance(b.type, Run):
+                uses.append(b)
+            for s in e.subs:
+                if isinstance(s, A.Point):
+                    stack.append(s.index)
+                elif isinstance(s, A.SpanSub):
+                    stack.append(s.start)
+                else:
+                    if s.lo is not None:
+                        stack.append(s.lo)
+                    if s.hi is not None:
+                        stack.append(s.hi)
+        elif t is A.Unary:
+            stack.append(e.operand)
+        elif t is A.Call:
+            callee = inst.calls.get(id(e))
+            if callee is not None:
+                results.append(callee)
+            elif e.func not in _UNIFORM_RESULTS:
+                stack.extend(reversed(e.args))
+        elif t is A.GenericCall:
+            op = ops.get(id(e))
+            if op is None:
+                continue
+            if op.cls is OpClass.LANE_COLLECTIVE:
+                seeds.append((WARP_UNIFORM, e))
+            elif op.cls is OpClass.LANE_LEVEL:
+                stack.append(e.args[0])
+                stack.append(e.param)
+    return uses, seeds, results

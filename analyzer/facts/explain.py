@@ -1,0 +1,115 @@
+"""Chains: the provenance of a derived kind, told as located steps in causal order.
+
+A chain starts at the origin (a `ctx` field, a load at a varying address, a lane collective, a
+`break`/`continue`/`return` under per-thread control) and steps forward, one label per reason,
+to the immediate cause; a step through an inlined call says where it was inlined from. Rules use
+``chain_labels`` for their chains and ``reach_label`` for the primary label of an operation.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics.model import Label
+from ..syntax import ast as A
+from ..syntax.printer import expr as show
+from .schema import UNIFORM, VARYING, differs
+
+MAX_SHOWN = 40
+
+
+def _text(e) -> str:
+    t = show(e)
+    return t if len(t) <= MAX_SHOWN else t[: MAX_SHOWN - 3] + "..."
+
+
+def who(kind: int) -> str:
+    return "lanes" if kind == VARYING else "warps"
+
+
+def subject_of_origin(origin) -> str:
+    if isinstance(origin, A.GenericCall):
+        return f"`{origin.func}<over ctx.lane>(..)`, one value per warp,"
+    return f"`{_text(origin)}`"
+
+
+def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
+    """Labels explaining why ``key`` (a derived-node key) has its kind, and the last reason."""
+    derived = facts.derived
+    steps = derived.chain(key)
+    labels: list[Label] = []
+    subject = None
+    last_reason = None
+    values = facts.values
+    sites = facts.cfg.sites
+    for node_key, reason in steps:
+        if reason is None:
+            continue
+        kind = derived.of(node_key)
+        if kind == UNIFORM:
+            continue
+        tag = reason[0]
+        d = differs(kind)
+        if tag == "seed":
+            subject = subject_of_origin(reason[1])
+            continue
+        if tag == "use":
+            subject = f"`{reason[1].name}`"
+            continue
+        if tag == "result":
+            subject = f"the result of `{reason[1].name}`"
+            continue
+        if tag in ("init", "bound"):
+            b, v = reason[1], reason[2]
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so `{b.name}` does"))
+            subject = f"`{b.name}`"
+        elif tag == "assigned_under":
+            b, node = reason[1], reason[2]
+            labels.append(Label(sites[node].ast.span,
+                                f"`{b.name}` is assigned here under control that {d}, so `{b.name}` does"))
+            subject = f"`{b.name}`"
+        elif tag == "returned":
+            callee, v = reason[1], reason[2]
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so the result of `{callee.name}` does"))
+            subject = f"the result of `{callee.name}`"
+        elif tag == "returned_under":
+            callee, node = reason[1], reason[2]
+            labels.append(Label(sites[node].ast.span,
+                                f"`{callee.name}` returns here under control that {d}, so its result does"))
+            subject = f"the result of `{callee.name}`"
+        elif tag == "cond":
+            p, v = reason[1], reason[2]
+            what = "the loop's bounds do" if isinstance(sites[p].ast, A.For) else "this condition does"
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so {what}"))
+            last_reason = reason
+        elif tag == "parent":
+            p = reason[1]
+            psite = sites[p]
+            if psite.kind == "call":
+                sp = psite.ast.span
+                labels.append(Label(sp, f"inlined from {sp.line}:{sp.column}: the body of "
+                                        f"`{psite.ast.func}` runs under the control of this call"))
+        elif tag == "raise":
+            node, how = reason[1], reason[2]
+            some = f"some {who(kind)}"
+            text = {"break": f"{some} leave the loop here, so the loop runs on without them",
+                    "continue": f"{some} skip the rest of the iteration here",
+                    "return": f"{some} return here, so what follows runs without them"}[how]
+            labels.append(Label(sites[node].ast.span, text))
+            last_reason = reason
+        elif tag == "guard":
+            v = reason[1]
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
+                                                     "runs only where it allows"))
+            last_reason = reason
+    return labels, last_reason
+
+
+def reach_label(kind: int, last_reason) -> str:
+    """The primary label of an operation reached under non-uniform control."""
+    w = who(kind)
+    if last_reason is None or last_reason[0] == "cond":
+        return f"reached only by the {w} where the condition holds"
+    if last_reason[0] == "raise":
+        return {"break": f"reached only by the {w} still in the loop",
+                "continue": f"reached only by the {w} that did not skip the rest of the iteration",
+                "return": f"reached only by the {w} that have not returned"}[last_reason[2]]
+    return f"reached only by the {w} where the left side holds"

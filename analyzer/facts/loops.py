@@ -1,0 +1,207 @@
+"""z3 for loop-carried paths (LANGUAGE §9.6).
+
+A path from a per-thread store to a CTA-wide read that goes through the back edge of a `for`
+loop is dropped only when z3 proves that no two iterations i < i' of that loop, both within its
+bounds, have the store's guard true at i and the read's guard true at i'. A guard is the
+conjunction of the conditions (taken or not) that enclose the node inside the loop.
+
+Integers are z3 integers: bit-vectors model overflow and give false answers here, and are slow.
+Each loop gets one incremental solver holding its bounds; each query is a push/pop. The solver
+runs under a fixed resource limit (``RLIMIT``), never a wall-clock timeout, so the verdict does
+not depend on machine load; "unknown" keeps the path.
+
+Translation: the loop variable becomes i or i'; ``let`` bindings, parameters, extents and
+constants declared outside the loop are shared symbols (the same in both iterations); a ``let``
+declared inside the loop is replaced by its initializer; ``ctx`` fields are shared symbols
+within their ranges; anything else (a ``var``, a load, a float, a call) is a fresh symbol per
+iteration, which can only make the path harder to drop, never wrongly dropped.
+"""
+
+from __future__ import annotations
+
+from ..syntax import ast as A
+from ..types import Scalar
+
+RLIMIT = 2_000_000       # z3 resource units per query: fixed, so verdicts are reproducible
+MAX_DEPTH = 24           # how deep `let` initializers are substituted
+
+
+class LoopChecker:
+    def __init__(self, facts):
+        import z3
+
+        self.z3 = z3
+        self.facts = facts
+        self.cfg = facts.cfg
+        self.solvers: dict = {}
+        self.fresh = 0
+        self.shared: dict = {}
+        self._site_of_decl: dict | None = None
+
+    # ---- public
+    def infeasible(self, loop, store_node: int, read_node: int) -> bool:
+        z3 = self.z3
+        entry = self.solvers.get(loop.id)
+        if entry is None:
+            entry = self._loop_solver(loop)
+            self.solvers[loop.id] = entry
+        solver, i0, i1 = entry
+        solver.push()
+        try:
+            solver.add(self._guard(loop, store_node, i0, 0))
+            solver.add(self._guard(loop, read_node, i1, 1))
+            return solver.check() == z3.unsat
+        except z3.Z3Exception:
+            return False
+        finally:
+            solver.pop()
+
+    # ---- the loop's iterations
+    def _loop_solver(self, loop):
+        z3 = self.z3
+        s = z3.Solver()
+        s.set("rlimit", RLIMIT)
+        i0 = z3.Int(f"i_{loop.id}")
+        i1 = z3.Int(f"i'_{loop.id}")
+        args = loop.ast.args
+        inst = loop.inst
+        lo = self._term(args[0], inst, loop, None, 0, 0) if args else None
+        hi = self._term(args[1], inst, loop, None, 0, 0) if len(args) > 1 else None
+        step = None
+        if len(args) > 2:
+            from ..constants import affine, constant_of
+            step = constant_of(affine(args[2], lambda n: self._const(n, inst), lambda n: None))
+        for i in (i0, i1):
+            if lo is not None:
+                s.add(i >= lo)
+                if step is not None and step > 0:
+                    s.add((i - lo) % step == 0)
+            if hi is not None:
+                s.add(i < hi)
+        s.add(i0 < i1)
+        return s, i0, i1
+
+    def _guard(self, loop, node: int, i, copy: int):
+        z3 = self.z3
+        site = self.cfg.sites[node]
+        parts = []
+        for cond_node, taken in site.guards:
+            csite = self.cfg.sites[cond_node]
+            if loop.id not in csite.loops or cond_node == loop.header:
+                continue
+            if isinstance(csite.ast, A.For):
+                continue            # an inner loop's bounds: left unconstrained
+            cond = csite.whole_condition if csite.whole_condition is not None else csite.ast
+            b = self._bool(cond, csite.inst, loop, i, copy, 0)
+            parts.append(b if taken else z3.Not(b))
+        return z3.And(parts) if parts else z3.BoolVal(True)
+
+    # ---- expressions
+    def _fresh_int(self, copy):
+        self.fresh += 1
+        return self.z3.Int(f"opaque{self.fresh}_{copy}")
+
+    def _fresh_bool(self, copy):
+        self.fresh += 1
+        return self.z3.Bool(f"opaqueb{self.fresh}_{copy}")
+
+    def _const(self, n, inst):
+        b = inst.resolution.get(id(n))
+        if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int) \
+                and not isinstance(b.const_value, bool):
+            return b.const_value
+        return None
+
+    def _bool(self, e, inst, loop, i, copy, depth):
+        z3 = self.z3
+        if isinstance(e, A.BoolLit):
+            return z3.BoolVal(e.value)
+        if isinstance(e, A.Unary) and e.op == "!":
+            return z3.Not(self._bool(e.operand, inst, loop, i, copy, depth + 1))
+        if isinstance(e, A.Binary):
+            if e.op == "&&":
+                return z3.And(self._bool(e.lhs, inst, loop, i, copy, depth + 1),
+                              self._bool(e.rhs, inst, loop, i, copy, depth + 1))
+            if e.op == "||":
+                return z3.Or(self._bool(e.lhs, inst, loop, i, copy, depth + 1),
+                             self._bool(e.rhs, inst, loop, i, copy, depth + 1))
+            if e.op in ("==", "!=", "<", "<=", ">", ">="):
+                lt, rt = inst.types.get(id(e.lhs)), inst.types.get(id(e.rhs))
+                if isinstance(lt, Scalar) and isinstance(rt, Scalar) and lt.is_int and rt.is_int:
+                    a = self._term(e.lhs, inst, loop, i, copy, depth + 1)
+                    b = self._term(e.rhs, inst, loop, i, copy, depth + 1)
+                    return {"==": a == b, "!=": a != b, "<": a < b, "<=": a <= b, ">": a > b,
+                            ">=": a >= b}[e.op]
+        if isinstance(e, A.Name) and depth < MAX_DEPTH:
+            sub = self._let_initializer(e, inst, loop)
+            if sub is not None:
+                return self._bool(sub, inst, loop, i, copy, depth + 1)
+        return self._fresh_bool(copy)
+
+    def _term(self, e, inst, loop, i, copy, depth):
+        z3 = self.z3
+        if depth > MAX_DEPTH:
+            return self._fresh_int(copy)
+        if isinstance(e, A.IntLit):
+            return z3.IntVal(e.value)
+        if isinstance(e, A.Name):
+            c = self._const(e, inst)
+            if c is not None:
+                return z3.IntVal(c)
+            b = inst.resolution.get(id(e))
+            if b is None:
+                return self._fresh_int(copy)
+            if loop is not None and i is not None and b.kind == "loop" and b.node is loop.ast:
+                return i
+            sub = self._let_initializer(e, inst, loop)
+            if sub is not None:
+                return self._term(sub, inst, loop, i, copy, depth + 1)
+            if b.kind in ("let", "param", "extent", "loop") and not self._declared_in(b, loop):
+                return self._shared(("b", b.uid))
+            return self._fresh_int(copy)
+        if isinstance(e, A.CtxPath):
+            return self._shared(("ctx",) + e.path)
+        if isinstance(e, A.Unary) and e.op == "-":
+            return -self._term(e.operand, inst, loop, i, copy, depth + 1)
+        if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/", "%"):
+            a = self._term(e.lhs, inst, loop, i, copy, depth + 1)
+            b = self._term(e.rhs, inst, loop, i, copy, depth + 1)
+            if e.op == "+":
+                return a + b
+            if e.op == "-":
+                return a - b
+            if e.op == "*":
+                return a * b
+            if not (z3.is_int_value(b) and b.as_long() > 0):
+                return self._fresh_int(copy)
+            q = z3.If(a >= 0, a / b, -((-a) / b))          # LANGUAGE §6: truncation toward zero
+            return q if e.op == "/" else a - b * q
+        return self._fresh_int(copy)
+
+    def _shared(self, key):
+        t = self.shared.get(key)
+        if t is None:
+            z3 = self.z3
+            t = z3.Int("_".join(str(k) for k in key))
+            self.shared[key] = t
+        return t
+
+    def _let_initializer(self, name: A.Name, inst, loop):
+        b = inst.resolution.get(id(name))
+        if b is None or b.kind != "let" or not isinstance(b.node, A.Let):
+            return None
+        if not isinstance(b.type, Scalar):
+            return None
+        return b.node.value
+
+    def _declared_in(self, b, loop) -> bool:
+        """Is binding b declared inside the loop (so it may differ between iterations)?"""
+        if b.kind == "loop" and b.node is loop.ast:
+            return True
+        node = b.node
+        if node is None:
+            return False
+        if self._site_of_decl is None:
+            self._site_of_decl = {id(site.ast): site for site in self.cfg.sites}
+        site = self._site_of_decl.get(id(node))
+        return site is not None and loop.id in site.loops

@@ -1,0 +1,66 @@
+"""Operation facts: every operation the semantic pass recorded (LANGUAGE §8 class and DESIGN.md
+name), placed at its CFG node, with its scalar operands and the short-circuit guards it runs
+under; and the `barrier()` nodes."""
+
+from __future__ import annotations
+
+from ..cfg import CALL, COND, STMT, KernelCFG, expr_children
+from ..ops import OpClass
+from ..syntax import ast as A
+
+
+def emit(cfg: KernelCFG, facts) -> None:
+    for site in cfg.sites:
+        inst = site.inst
+        if not inst.ops:
+            continue
+        if site.kind == STMT:
+            info = inst.ops.get(id(site.ast))
+            if info is not None:
+                _add(facts, site, info, site.ast, True, ())
+                if info.name == "barrier()":
+                    facts.barriers.append(site.id)
+        if site.kind == CALL:
+            continue     # a call's arguments are evaluated at the call node; walked below too
+        for root in site.exprs:
+            _walk(facts, site, root)
+    # expression statements: `barrier()` is recorded on the call expression
+    for site in cfg.sites:
+        if site.kind == STMT and isinstance(site.ast, A.ExprStmt):
+            info = site.inst.ops.get(id(site.ast.expr))
+            if info is not None and info.name == "barrier()" and site.id not in facts.barriers:
+                facts.barriers.append(site.id)
+
+
+def _walk(facts, site, root) -> None:
+    """Record the operations inside one expression, with the guards of enclosing && / ||."""
+    inst = site.inst
+    stack = [(root, ())]
+    while stack:
+        e, guards = stack.pop()
+        info = inst.ops.get(id(e))
+        if info is not None and not isinstance(e, (A.Let, A.Var, A.Assign)):
+            _add(facts, site, info, e, False, guards)
+        if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+            stack.append((e.rhs, guards + (e.lhs,)))
+            stack.append((e.lhs, guards))
+            continue
+        if isinstance(e, A.Call) and id(e) in inst.calls:
+            for a in e.args:
+                stack.append((a, guards))
+            continue
+        for child in expr_children(e):
+            stack.append((child, guards))
+
+
+def _add(facts, site, info, ast, statement_level: bool, guards) -> None:
+    from . import Op
+    op_id = len(facts.ops)
+    facts.ops.append(Op(op_id, site.id, info.cls, info.name, info.span, site.inst, ast, statement_level))
+    for e in info.operands:
+        facts.operand.append((op_id, facts.new_value(e, site.id, site.inst)))
+    for g in guards:
+        facts.guard.append((op_id, facts.new_value(g, site.id, site.inst)))
+    info_reads = info.reads if info.cls in (OpClass.CTA_WIDE,) else []
+    for buf in info_reads:
+        facts.reads.append((op_id, buf, info.read_names.get(buf) or buf.split("#", 1)[0]))

@@ -1,0 +1,74 @@
+"""PH302 cta-op-nonuniform-operand: a CTA-wide operation given a scalar that is not uniform.
+
+Spec: per-thread-values.md, "What needs every thread": "Their scalar operands are uniform,
+including slice offsets: a slice at a per-thread offset is not a tile." Short form: "`op` takes
+`x`, which differs between lanes" (LANGUAGE §9.7: "differs between warps" for a warp-uniform x).
+
+What it flags: a warp-uniform or varying scalar among the operands of a CTA-wide operation
+(LANGUAGE §9.7): a slice's offsets and ends, wherever the slice is written (a `let` view
+included), a scalar an elementwise sweep broadcasts, an atomic's index and value, the element
+`load_acquire` or `store_release` touches.
+
+Why it matters: the operation runs once for the whole CTA, with one value of each operand. If
+threads disagree on it, there is no single slice to copy or element to update, and whichever
+thread's value wins, the others get something they did not ask for.
+
+Example (rejected):
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+      var u = A[0, ctx.lane :+ 1]
+      O[0 :+ 1, 0 :+ 1] = u
+    }
+
+Fix: build the operand from uniform values (`ctx.block`, parameters, constants, loads at
+uniform addresses). A thread that wants its own element reads it with a point subscript,
+`A[0, ctx.lane]`, a scalar load that runs anywhere.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics.model import Diagnostic, SpecRef
+from ..facts.explain import chain_labels
+from ..facts.schema import UNIFORM, VARYING
+from ..ops import OpClass
+from ..syntax.printer import expr as show
+from .registry import SPEC_PAGE, Rule
+
+RULE = Rule("PH302", "cta-op-nonuniform-operand", "error", "What needs every thread",
+            "the scalar operands of a CTA-wide operation must be uniform")
+
+
+def query(facts):
+    derived = facts.derived
+    ops = facts.ops
+    seen = set()
+    out = []
+    for op_id, v in facts.operand:
+        op = ops[op_id]
+        if op.cls not in (OpClass.CTA_WIDE, OpClass.VIEW):
+            continue
+        kind = derived.of(("v", v))
+        if kind == UNIFORM:
+            continue
+        expr = facts.values[v].expr
+        key = (op.node, op.name, expr.span)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((facts, op, v, kind))
+    return out
+
+
+def diagnose(match) -> Diagnostic:
+    facts, op, v, kind = match
+    expr = facts.values[v].expr
+    text = show(expr)
+    between = "lanes" if kind == VARYING else "warps"
+    labels, _ = chain_labels(facts, ("v", v))
+    fix = ("give the slice uniform offsets, or read one element per thread with a point "
+           "subscript such as `A[i, j]`" if op.name == "slice" else
+           f"compute `{text}` from uniform values (`ctx.block`, parameters, constants)")
+    return Diagnostic(RULE.code, f"`{op.name}` takes `{text}`, which differs between {between}", expr.span,
+                      label=f"differs between {between}, but `{op.name}` runs once for the whole CTA",
+                      chain=labels, help=fix, spec=SpecRef(SPEC_PAGE, RULE.section))

@@ -1,0 +1,89 @@
+"""PH303 read-after-per-thread-store: a CTA-wide read of a buffer that a per-thread store may
+have written since the last `barrier()`.
+
+Spec: per-thread-values.md, "What needs every thread": "A buffer (a tensor or a shared tile)
+stored per thread, with a varying value, index or control, is read by no CTA-wide op until a
+`barrier()`." Short form: "`op` reads `t` after a per-thread store to it with no `barrier()`
+between". "The check follows loops: a store in one iteration and a tile read at the top of the
+next also need a barrier between them."
+
+What it flags: a control-flow path from a per-thread store to buffer B (LANGUAGE §9.4: value,
+index or control not uniform; warp-uniform counts) to a CTA-wide read of B (§9.5: a copy's
+source, a sweep's operands, a tile built-in's operands, an atomic's element; through views)
+that passes no `barrier()` statement, following loops through their back edges (§9.6). A path
+through a `for` loop's back edge is dropped when z3 proves no later iteration can read what an
+earlier one stored (a store only in the last iteration, a loop that runs once).
+
+Why it matters: the CTA-wide read takes elements that other threads stored; without a barrier
+those stores may not have landed, and the read sees stale data at random.
+
+Example (rejected):
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+      var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+      t[0, ctx.lane] = 1.0
+      O[0 :+ 1, 0 :+ 32] = t
+    }
+
+Fix: put `barrier()` between the store and the read (inside the loop when the read is in the
+next iteration). A thread's own point and run accesses are not checked: a thread may read back
+what it stored itself, and a point read of another thread's store is outside this rule.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics.model import Diagnostic, Label, SpecRef
+from ..facts.explain import chain_labels
+from ..facts.schema import UNIFORM, VARYING
+from .registry import SPEC_PAGE, Rule
+
+RULE = Rule("PH303", "read-after-per-thread-store", "error", "What needs every thread",
+            "a per-thread store must be followed by `barrier()` before a CTA-wide read")
+
+
+def query(facts):
+    seen = set()
+    out = []
+    for store, op_id, buf, name, loop in facts.derived.unsynced:
+        op = facts.ops[op_id]
+        key = (op.node, buf)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append((facts, store, op, buf, name, loop))
+    return out
+
+
+def _why_per_thread(facts, store):
+    """The first reason the store is per-thread: (derived key, what, kind)."""
+    derived = facts.derived
+    for v in store.indices:
+        if derived.of(("v", v)):
+            return ("v", v), "at an index that", derived.of(("v", v))
+    if store.value is not None and derived.of(("v", store.value)):
+        return ("v", store.value), "a value that", derived.of(("v", store.value))
+    key = ("o", store.op)
+    return key, "under control that", derived.of(key)
+
+
+def diagnose(match) -> Diagnostic:
+    facts, store, op, buf, name, loop = match
+    key, what, kind = _why_per_thread(facts, store)
+    labels, _ = chain_labels(facts, key)
+    between = "lanes" if kind == VARYING else "warps"
+    stored = buf.split("#", 1)[0]
+    labels.append(Label(store.span, f"each thread stores to `{stored}` here, {what} differs between {between}"))
+    notes = []
+    if name != stored:
+        notes.append(f"`{name}` is a view of `{stored}`")
+    if loop is not None:
+        sp = loop.ast.span
+        labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + 3),
+                            "and the read comes in a later iteration, through the loop's back edge"))
+    return Diagnostic(RULE.code, f"`{op.name}` reads `{name}` after a per-thread store to it with no "
+                      "`barrier()` between", op.span,
+                      label=f"reads all of `{name}`, including elements other threads stored",
+                      chain=labels, notes=notes,
+                      help="put `barrier()` after the store and before this read",
+                      spec=SpecRef(SPEC_PAGE, RULE.section))

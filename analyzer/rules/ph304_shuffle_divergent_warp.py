@@ -1,0 +1,58 @@
+"""PH304 shuffle-divergent-warp: a shuffle under control that differs between the lanes of a warp.
+
+Spec: per-thread-values.md, "Lane-level operations": "`shfl<..>(v)` | Every lane of the warp: control that is the same across a warp | As varying as its operands". Short form (ours): "`shfl<..>` needs every lane of the warp, but control differs between lanes".
+
+What it flags: a `shfl<xor|up|down|idx E>(v)` whose control kind (LANGUAGE §9.3) is varying: it sits under a
+condition or loop bounds that differ between lanes, or after a `break`, `continue` or `return`
+that only some lanes of a warp took. Warp-uniform control is fine: whole warps take or skip it.
+
+Why it matters: a shuffle exchanges registers among the 32 lanes of a warp in one step. A lane that
+does not execute it supplies no value (the reader gets garbage) and, with the sync variants
+the hardware uses, the warp may wait for it forever.
+
+Example (rejected):
+
+    @launch(128)
+    kernel k(A: tensor<f32>[1, 128], O: tensor<f32>[1, 128]) {
+      var v = A[0, ctx.thread]
+      if ctx.lane < 16 {
+        v = shfl<xor 1>(v)
+      }
+      O[0, ctx.thread] = v
+    }
+
+Fix: run the shuffle where every lane of the warp runs (outside the branch) and select
+the result afterwards with `where`, or make the condition the same across the warp.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics.model import Diagnostic, SpecRef
+from ..facts.explain import chain_labels, reach_label
+from ..facts.schema import VARYING
+from ..ops import OpClass
+from .registry import SPEC_PAGE, Rule
+
+RULE = Rule("PH304", "shuffle-divergent-warp", "error", "Lane-level operations", "a shuffle needs every lane of the warp")
+
+
+def query(facts):
+    derived = facts.derived
+    out = []
+    for op in facts.ops:
+        if op.cls is not OpClass.LANE_LEVEL:
+            continue
+        kind = derived.of(("o", op.id))
+        if kind == VARYING:
+            out.append((facts, op, kind))
+    return out
+
+
+def diagnose(match) -> Diagnostic:
+    facts, op, kind = match
+    labels, last = chain_labels(facts, ("o", op.id))
+    head = op.name.split("<", 1)[0]
+    return Diagnostic(RULE.code, f"`{op.name}` needs every lane of the warp, but control differs between lanes", op.span,
+                      label=reach_label(kind, last), chain=labels,
+                      help="move the shuffle out of the branch and select its result with `where`, or make the condition warp-uniform",
+                      spec=SpecRef(SPEC_PAGE, RULE.section))

@@ -1,0 +1,55 @@
+"""PH305 lane-collective-divergent-warp: a lane collective under control that differs between the lanes of a warp.
+
+Spec: per-thread-values.md, "Lane-level operations": "`op<over ctx.lane>(x)` | Every lane of the warp | Over the whole warp, warp-uniform", and "A lane collective may therefore sit inside `if col < N { .. }` when col is warp-uniform, but not inside `if ctx.lane < 16 { .. }`." Short form (ours): "`op<over ctx.lane>` needs every lane of the warp, but control differs between lanes".
+
+What it flags: `sum`, `max`, `min`, `any` or `all` `<over ctx.lane>` whose control kind is varying.
+
+Why it matters: the collective folds one value from each of the 32 lanes with shuffles; lanes that are
+not there contribute nothing, so the result is wrong for everyone, or the warp hangs.
+
+Example (rejected):
+
+    @launch(128)
+    kernel k(A: tensor<f32>[1, 128], O: tensor<f32>[1, 4]) {
+      var s: f32 = 0.0
+      if ctx.lane < 16 {
+        s = sum<over ctx.lane>(A[0, ctx.thread])
+      }
+      O[0, ctx.warp] = s
+    }
+
+Fix: compute each lane's contribution under the branch (0 for lanes that have none), then run
+the collective outside it: `let s = sum<over ctx.lane>(where(ctx.lane < 16, x, 0.0))`.
+"""
+
+from __future__ import annotations
+
+from ..diagnostics.model import Diagnostic, SpecRef
+from ..facts.explain import chain_labels, reach_label
+from ..facts.schema import VARYING
+from ..ops import OpClass
+from .registry import SPEC_PAGE, Rule
+
+RULE = Rule("PH305", "lane-collective-divergent-warp", "error", "Lane-level operations", "a lane collective needs every lane of the warp")
+
+
+def query(facts):
+    derived = facts.derived
+    out = []
+    for op in facts.ops:
+        if op.cls is not OpClass.LANE_COLLECTIVE:
+            continue
+        kind = derived.of(("o", op.id))
+        if kind == VARYING:
+            out.append((facts, op, kind))
+    return out
+
+
+def diagnose(match) -> Diagnostic:
+    facts, op, kind = match
+    labels, last = chain_labels(facts, ("o", op.id))
+    head = op.name.split("<", 1)[0]
+    return Diagnostic(RULE.code, f"`{head}<over ctx.lane>` needs every lane of the warp, but control differs between lanes", op.span,
+                      label=reach_label(kind, last), chain=labels,
+                      help="run the collective outside the branch, giving lanes without a value a neutral one (0 for sum)",
+                      spec=SpecRef(SPEC_PAGE, RULE.section))

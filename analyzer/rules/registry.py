@@ -1,0 +1,49 @@
+"""The rule registry: every module ``phXXX_*.py`` in this package is a rule, discovered
+automatically (no hand-kept list). A rule module holds, in order: its docstring (the
+``phobos-check --explain CODE`` text), ``RULE`` (a ``Rule``), ``query(facts)`` yielding matches,
+and ``diagnose(match)`` building a Diagnostic."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from functools import lru_cache
+
+SPEC_PAGE = "per-thread-values.md"
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    section: str          # the spec section of per-thread-values.md the rule enforces
+    summary: str          # one line, for --list-rules
+
+
+@lru_cache(maxsize=1)
+def all_rules() -> tuple:
+    """The rule modules, sorted by code."""
+    from .. import rules as package
+
+    mods = []
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name[:2] == "ph" and info.name[2:5].isdigit():
+            mods.append(importlib.import_module(f"{package.__name__}.{info.name}"))
+    return tuple(sorted(mods, key=lambda m: m.RULE.code))
+
+
+def rule_for(code: str):
+    for m in all_rules():
+        if m.RULE.code == code.upper():
+            return m
+    return None
+
+
+def explain_text(code: str) -> str | None:
+    m = rule_for(code)
+    if m is None:
+        return None
+    import inspect
+    return inspect.cleandoc(m.__doc__ or "")
