@@ -47,53 +47,61 @@ def unsynced_paths(facts, derived) -> list:
         succ[a].append((b, loop))
     blocked = set(facts.barriers)
     loops = cfg.loops
+    readers_at: dict = {}
+    for buf, readers in derived.cta_reads.items():
+        by_node = readers_at.setdefault(buf, {})
+        for op_id, name in readers:
+            by_node.setdefault(facts.ops[op_id].node, []).append((op_id, name))
     out = []
     z3_checker = None
     for st in derived.per_thread_stores:
-        readers = derived.cta_reads.get(st.buf)
-        if not readers:
+        by_node = readers_at.get(st.buf)
+        if not by_node:
             continue
         s_loops = sites[st.node].loops                 # outermost first
-        cache: dict = {}
+        k = len(s_loops)
 
-        def reach_from_store(j):
-            key = ("s", j)
-            if key not in cache:
-                cache[key] = _reach(succ, [st.node], blocked, set(s_loops[:j]), None)
-            return cache[key]
-
-        for op_id, name in readers:
-            op = facts.ops[op_id]
-            r = op.node
+        def common_depth(r: int) -> int:
             r_loops = sites[r].loops
             j = 0
-            while j < len(s_loops) and j < len(r_loops) and s_loops[j] == r_loops[j]:
+            while j < k and j < len(r_loops) and s_loops[j] == r_loops[j]:
                 j += 1
-            common = s_loops[:j]
-            if r in reach_from_store(j) or (r == st.node and False):
-                out.append((st, op_id, st.buf, name, None))
+            return j
+
+        reported = set()
+        # direct paths: for readers sharing j loops with the store, the back edges of those j
+        # loops are not taken (the same iteration of each)
+        for j in range(k + 1):
+            reached = _reach(succ, [st.node], blocked, set(s_loops[:j]), None)
+            for n in reached if len(reached) < len(by_node) else [n for n in by_node if n in reached]:
+                for op_id, name in by_node.get(n, ()):
+                    if op_id not in reported and common_depth(n) == j:
+                        reported.add(op_id)
+                        out.append((st, op_id, st.buf, name, None))
+        # paths carried by a common loop's back edge, innermost loop first
+        for m in range(k - 1, -1, -1):
+            loop = loops[s_loops[m]]
+            candidates = [(n, rs) for n, rs in by_node.items()
+                          if loop.id in sites[n].loops and any(op_id not in reported for op_id, _ in rs)]
+            if not candidates:
                 continue
-            # carried by a common loop, innermost first
-            for m in range(j - 1, -1, -1):
-                loop = loops[common[m]]
-                removed = set(common[: m + 1])
-                key = ("s", "m", m)
-                if key not in cache:
-                    cache[key] = _reach(succ, [st.node], blocked, removed, None)
-                from_store = cache[key]
-                if not any(l in from_store or l == st.node for l in loop.latches):
+            removed = set(s_loops[: m + 1])
+            from_store = _reach(succ, [st.node], blocked, removed, None)
+            if not any(l in from_store or l == st.node for l in loop.latches):
+                continue
+            from_header = _reach(succ, [loop.header], blocked, removed, None) | {loop.header}
+            for n, rs in candidates:
+                if n not in from_header:
                     continue
-                hkey = ("h", m)
-                if hkey not in cache:
-                    cache[hkey] = _reach(succ, [loop.header], blocked, removed, None) | {loop.header}
-                if r not in cache[hkey]:
-                    continue
-                if loop.kind == "for":
-                    if z3_checker is None:
-                        from .loops import LoopChecker
-                        z3_checker = LoopChecker(facts)
-                    if z3_checker.infeasible(loop, st.node, r):
+                for op_id, name in rs:
+                    if op_id in reported:
                         continue
-                out.append((st, op_id, st.buf, name, loop))
-                break
+                    if loop.kind == "for":
+                        if z3_checker is None:
+                            from .loops import LoopChecker
+                            z3_checker = LoopChecker(facts)
+                        if z3_checker.infeasible(loop, st.node, n):
+                            continue
+                    reported.add(op_id)
+                    out.append((st, op_id, st.buf, name, loop))
     return out
