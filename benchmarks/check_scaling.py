@@ -1,0 +1,93 @@
+"""phobos-check's scaling: generated clean kernels of 1k, 10k and 100k statements (nested loops
+and ifs, lane-strided loops, per-thread stores each followed by a barrier, tile operations and
+lane collectives; see gen_kernels.py), checked in-process with parse included, plus the wall
+time of the `phobos-check` command on one small file and the peak memory at the largest size.
+
+Prints a table; asserts nothing. Targets (issue 3): growth exponent at most 1.1; 10k
+statements in under 1 s; `phobos-check` on one small file under 0.4 s wall; peak memory under
+1 GB at 100k.
+
+    python benchmarks/check_scaling.py [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from gen_kernels import kernel_source  # noqa: E402
+
+from phobos_tools.analyzer import check_source  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def timed_check(src: str, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        gc.collect()
+        gc.disable()                  # as phobos-check runs (cli/check.py)
+        t0 = time.perf_counter()
+        result = check_source(src)
+        best = min(best, time.perf_counter() - t0)
+        gc.enable()
+        assert result.ok, [d.message for d in result.diagnostics[:3]]
+        del result
+    return best
+
+
+def peak_rss_mib(n: int) -> float:
+    """Peak resident memory of a fresh process that checks an n-statement kernel."""
+    code = (f"import sys, resource; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+            "from gen_kernels import kernel_source\n"
+            "from phobos_tools.analyzer import check_source\n"
+            f"r = check_source(kernel_source({n}))\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    return int(out.stdout.strip()) / 1024
+
+
+def cli_wall(path: Path, repeat: int) -> float:
+    exe = Path(sys.executable).with_name("phobos-check")
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "phobos_tools.cli.check"]
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        subprocess.run(cmd + [str(path)], capture_output=True, check=False)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sizes", default="1000,10000,100000")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    check_source(kernel_source(100))           # build the parser tables outside the timing
+    rows = []
+    for n in sizes:
+        src = kernel_source(n)
+        t = timed_check(src, args.repeat if n <= 10000 else 1)
+        rows.append((n, t))
+    print(f"{'statements':>10} {'check s':>9} {'us/stmt':>8}")
+    for n, t in rows:
+        print(f"{n:>10} {t:>9.3f} {t / n * 1e6:>8.1f}")
+    if len(rows) >= 2:
+        (n0, t0), (n1, t1) = rows[0], rows[-1]
+        print(f"growth exponent ({n0} -> {n1}): {math.log(t1 / t0) / math.log(n1 / n0):.2f}")
+    print(f"phobos-check examples/lanes_matvec.ph, wall: {cli_wall(ROOT / 'examples' / 'lanes_matvec.ph', 5):.3f} s")
+    print(f"peak memory at {sizes[-1]} statements: {peak_rss_mib(sizes[-1]):.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
