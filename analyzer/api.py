@@ -7,6 +7,7 @@ unexpected exception is the caller's to turn into PH900 (the CLI does; see cli/c
 from __future__ import annotations
 
 import gc
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,9 +70,14 @@ def _no_gc():
     without). Reference counting still frees everything; collection resumes afterwards."""
     was_enabled = gc.isenabled()
     gc.disable()
+    # The passes recurse along the tree, whose depth the parser bounds (MAX_NESTING levels, a
+    # few frames each): make sure Python's limit is above that bound while they run.
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
     try:
         yield
     finally:
+        sys.setrecursionlimit(limit)
         if was_enabled:
             gc.enable()
 

@@ -26,18 +26,9 @@ from .types import (BOOL, ERROR, F32, F64, FLOAT_LIT, I32, INT_LIT, SCALARS, TYP
 
 # ---------------------------------------------------------------- the built-in vocabulary (§8)
 
-COLLECTIVE_OPS = ("sum", "max", "min", "any", "all")
-SHUFFLE_MODES = ("xor", "up", "down", "idx")
-SCALAR_MATH = ("exp", "log", "sqrt", "tanh", "round", "abs", "min", "max", "pow", "popcount")
-TILE_MATH = ("exp", "log", "sqrt", "tanh", "round")          # elementwise on tiles too
-TILE_BUILTINS = ("dot", "dot_t", "rowsum", "rowmax", "cumsum", "tril", "transpose", "tmax",
-                 "qdot_t", "qmma_t")
-ATOMICS = ("atomic_add", "atomic_max", "atomic_min", "atomic_cas")
-MEMORY_ORDER = ("load_acquire", "store_release")
-RUN_BUILTINS = ("sum", "elem", "store")
-OTHER_BUILTINS = ("where", "barrier", "range", "shfl", "any", "all")
-BUILTINS = frozenset(SCALAR_MATH + TILE_BUILTINS + ATOMICS + MEMORY_ORDER + RUN_BUILTINS
-                     + OTHER_BUILTINS + COLLECTIVE_OPS)
+from .builtins import (ATOMICS, BUILTINS, COLLECTIVE_OPS, MEMORY_ORDER, RUN_BUILTINS, SCALAR_MATH,  # noqa: E402
+                       SHUFFLE_MODES, TILE_BUILTINS, TILE_MATH)
+
 RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}
 
 CTX_PATHS = {
@@ -156,6 +147,8 @@ class Checker:
         self.uids = count(1)
         self.functions: dict[str, A.Function] = {}
         self.called: set[str] = set()
+        self.bad_functions: set[str] = set()
+        self.suggestions_left = 50          # "did you mean" runs difflib: only for the first few
         self.call_stack: list[str] = []
         self.inst: Instance | None = None
         self.scope: Scope | None = None
@@ -188,6 +181,7 @@ class Checker:
             if isinstance(item, A.Function):
                 self.functions[item.name] = item
         info.functions = dict(self.functions)
+        self.bad_functions = {name for name, fn in self.functions.items() if not self.signature_ok(fn)}
         for item in self.program.items:
             if isinstance(item, A.Kernel):
                 info.kernels.append(self.check_kernel(item))
@@ -196,6 +190,23 @@ class Checker:
                 inst = self.check_function_alone(fn)
                 info.uncalled.append(inst)
         return info
+
+    def signature_ok(self, fn: A.Function) -> bool:
+        """Check a function's parameter and return types once (their dims left symbolic)."""
+        saved = (self.inst, self.scope)
+        self.inst = Instance("function", fn.name, fn)
+        self.scope = Scope(function_boundary=True)
+        for name, value in self.defines.items():
+            self.scope.names[name] = Binding(name, "const", I32, Span(1, 1, 1, 1), const_value=value)
+        dims_env = {d.name: d.name for p in fn.params for d in p.type.dims if isinstance(d, A.DimName)}
+        ok = True
+        for p in fn.params:
+            t = self.type_expr(p.type, allow_tensor=True, allow_tile=True, where="parameter", dims_env=dims_env)
+            ok = ok and not isinstance(t, ErrorType)
+        if fn.ret is not None:
+            ok = ok and not isinstance(self.return_type(fn, dims_env), ErrorType)
+        self.inst, self.scope = saved
+        return ok
 
     @staticmethod
     def _item_word(item) -> str:
@@ -210,8 +221,8 @@ class Checker:
 
     def declare(self, b: Binding) -> None:
         if b.name in RESERVED:
-            what = ("a type name" if b.name in TYPE_WORDS else "`ctx`" if b.name == "ctx"
-                    else "a built-in")
+            what = ("a type name" if b.name in TYPE_WORDS else "reserved for the thread's context"
+                    if b.name == "ctx" else "a built-in")
             self.error("PH103", f"`{b.name}` is {what} and cannot be declared", b.span,
                        label="reserved name", help=f"choose another name than `{b.name}`")
         prev = self.scope.names.get(b.name)
@@ -522,6 +533,10 @@ class Checker:
             return ERROR
         if len(self.call_stack) >= MAX_INLINE_DEPTH:
             self.error("PH113", f"functions nested more than {MAX_INLINE_DEPTH} calls deep", call.span)
+            return ERROR
+        if fn.name in self.bad_functions:          # its signature is already reported
+            for a in call.args:
+                self.expr(a)
             return ERROR
         if len(call.args) != len(fn.params):
             self.error("PH109", f"`{fn.name}` takes {len(fn.params)} argument{'s' if len(fn.params) != 1 else ''}, "
@@ -1028,7 +1043,7 @@ class Checker:
         want = self.fn_ret
         if s.value is None:
             if want is not None and not isinstance(want, ErrorType):
-                self.error("PH114", f"this function returns a {_describe(want)}: `return` needs a value", s.span)
+                self.error("PH114", f"this function returns {_describe(want)}: `return` needs a value", s.span)
             return
         t = self.expr(s.value)
         if want is None:
@@ -1069,8 +1084,11 @@ class Checker:
             elif n.id in self.functions or n.id in BUILTINS:
                 self.error("PH101", f"`{n.id}` is a function: call it", n.span)
             else:
-                self.error("PH101", f"`{n.id}` is not declared", n.span, label="unknown name",
-                           help=_did_you_mean(n.id, self.scope))
+                hint = None
+                if self.suggestions_left > 0:
+                    self.suggestions_left -= 1
+                    hint = _did_you_mean(n.id, self.scope)
+                self.error("PH101", f"`{n.id}` is not declared", n.span, label="unknown name", help=hint)
             return None
         self.inst.resolution[id(n)] = b
         return b
@@ -1412,7 +1430,7 @@ class Checker:
                     diff[k] = diff.get(k, 0) - v
                 n = constant_of({k: v for k, v in diff.items() if v != 0 or k is None})
         if n is None:
-            self.error("PH107", f"the length of `{source_of(s)}` does not fold to a compile-time constant", s.span,
+            self.error("PH107", f"the length of `{_sub_text(s)}` does not fold to a compile-time constant", s.span,
                        help="the end minus the start must be constant, e.g. `A[k : k + 32]`")
             return ERROR
         if n <= 0:
@@ -2079,4 +2097,12 @@ def parse_defines(defines: dict[str, str] | None, diagnostics: list[Diagnostic])
 
 def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: list[Diagnostic]) -> ProgramInfo:
     values = parse_defines(defines, diagnostics)
-    return Checker(program, values, diagnostics).run()
+    found: list[Diagnostic] = []
+    info = Checker(program, values, found).run()
+    seen = set()
+    for d in found:              # a function's signature is checked once per use: report once
+        key = (d.code, d.span, d.message)
+        if key not in seen:
+            seen.add(key)
+            diagnostics.append(d)
+    return info

@@ -14,9 +14,11 @@ left out of the excerpt, and the first line still names its position.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from .model import Diagnostic, Span
+from .model import Diagnostic, Label, Span
 
 PRIMARY_MARK = "^"
 CHAIN_MARK = "-"
@@ -34,38 +36,51 @@ class _Mark:
 def render_text(diag: Diagnostic, path: str, source_text: str | None) -> str:
     """One diagnostic as text, without a trailing newline."""
     span = diag.span
-    out = [f"{path}:{span.line}:{span.column}: {diag.severity}[{diag.code}]: {diag.message}"]
-    source_lines = _split_lines(source_text) if source_text is not None else None
-    excerpt, gutter_width = _excerpt(diag, source_lines) if source_lines is not None else ([], 1)
-    out.extend(excerpt)
-
-    # `=` sits in the column of the gutter's `|`, as in rustc.
-    footer = " " * (gutter_width + 2) + "= "
+    footer: list[tuple[str, str]] = []
     if diag.spec is not None:
-        out.append(f'{footer}spec: {diag.spec.page}, "{diag.spec.section}"')
+        footer.append(("spec", f'{diag.spec.page}, "{diag.spec.section}"'))
     if diag.help:
-        out.append(f"{footer}help: {diag.help}")
-    for note in diag.notes:
-        out.append(f"{footer}note: {note}")
+        footer.append(("help", diag.help))
+    footer.extend(("note", note) for note in diag.notes)
     if diag.code.startswith("PH3"):
-        out.append(f"{footer}see: phobos-check --explain {diag.code}")
+        footer.append(("see", f"phobos-check --explain {diag.code}"))
+    headline = f"{path}:{span.line}:{span.column}: {diag.severity}[{diag.code}]: {diag.message}"
+    return render_block(headline, span, diag.label, diag.chain, footer, source_text)
+
+
+def render_block(headline: str, span: Span, label: str | None, chain: Sequence[Label],
+                 footer: Sequence[tuple[str, str]], source_text: str | None) -> str:
+    """A headline, the excerpt (``^`` under ``span`` with ``label``, ``-`` under each chain step,
+    numbered from 1) and ``= key: text`` footer lines; without a trailing newline. The shape of
+    every diagnostic, shared by other reports in the same style (``--why``)."""
+    out = [headline]
+    source_lines = split_lines(source_text) if source_text is not None else None
+    excerpt, gutter_width = _excerpt(span, label, chain, source_lines) if source_lines is not None else ([], 1)
+    out.extend(excerpt)
+    # `=` sits in the column of the gutter's `|`, as in rustc.
+    lead = " " * (gutter_width + 2) + "= "
+    out.extend(f"{lead}{key}: {text}" for key, text in footer)
     return "\n".join(out)
 
 
-def _split_lines(source_text: str) -> list[str]:
+@lru_cache(maxsize=8)
+def split_lines(source_text: str) -> tuple[str, ...]:
+    # Cached: a file with many diagnostics renders them all from one split (a str caches its
+    # hash, so the lookup is cheap even for a 4 MiB source).
     # Lines end at "\n" only, as the lexer counts them; str.splitlines would also split at
     # "\f", "\v" and U+2028 and so disagree with the line numbers in the spans.
-    return [line.removesuffix("\r") for line in source_text.split("\n")]
+    return tuple(line.removesuffix("\r") for line in source_text.split("\n"))
 
 
-def _excerpt(diag: Diagnostic, source_lines: list[str]) -> tuple[list[str], int]:
+def _excerpt(span: Span, label: str | None, chain: Sequence[Label],
+             source_lines: list[str]) -> tuple[list[str], int]:
     """The excerpt lines and the gutter width (digits of the largest line number shown)."""
     marks: list[_Mark] = []
-    for n, step in enumerate(diag.chain, start=1):
+    for n, step in enumerate(chain, start=1):
         mark = _make_mark(step.span, CHAIN_MARK, f"({n}) {step.text}", source_lines)
         if mark is not None:
             marks.append(mark)
-    primary = _make_mark(diag.span, PRIMARY_MARK, diag.label, source_lines)
+    primary = _make_mark(span, PRIMARY_MARK, label, source_lines)
     if primary is not None:
         marks.append(primary)
     if not marks:
@@ -94,7 +109,7 @@ def _excerpt(diag: Diagnostic, source_lines: list[str]) -> tuple[list[str], int]
 
 
 def _source_row(line: int, source_lines: list[str], width: int) -> str:
-    text = _printable(source_lines[line - 1])
+    text = printable(source_lines[line - 1])
     return f" {str(line).rjust(width)} | {text}".rstrip()
 
 
@@ -125,7 +140,7 @@ def _make_mark(span: Span, char: str, label: str | None, source_lines: list[str]
     return _Mark(line, padding, width, char, label)
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
     # A control character in the source would act on the terminal; show a placeholder in its
     # place (one code point for one, so columns still line up).
     return "".join("\ufffd" if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 else ch for ch in text)

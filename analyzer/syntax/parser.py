@@ -572,7 +572,7 @@ def _may_be_too_deep(stats: LexStats) -> bool:
     # Each block level adds at most three tree levels (statement, block, else-if), and an
     # expression is at most about two levels per token. Below this bound no tree can exceed
     # MAX_NESTING, so the exact (and slower) walk is skipped for every ordinary file.
-    return 3 * stats.max_brace_depth + 2 * stats.max_statement_tokens + 4 > MAX_NESTING
+    return 3 * stats.max_brace_depth + 2 * stats.max_statement_tokens + 2 * stats.else_count + 4 > MAX_NESTING
 
 
 def _check_depth(program: A.Program) -> Diagnostic | None:

@@ -43,7 +43,10 @@ def expr(e) -> str:
     if isinstance(e, A.CtxPath):
         return e.text
     if isinstance(e, A.Member):
-        return f"{_wrap(e.value, POSTFIX_PREC)}.{e.attr}"
+        base = _wrap(e.value, POSTFIX_PREC)
+        if isinstance(e.value, (A.IntLit, A.FloatLit)):
+            base = f"({expr(e.value)})"            # `1.x` would lex as the number `1.`
+        return f"{base}.{e.attr}"
     if isinstance(e, A.Unary):
         inner = _wrap(e.operand, UNARY_PREC)
         # `- -x` rather than `--x`, and `-(5)` must not fold into a literal when reparsed
@@ -60,7 +63,7 @@ def expr(e) -> str:
         return f"{e.func}({', '.join(expr(a) for a in e.args)})"
     if isinstance(e, A.GenericCall):
         param = expr(e.param)
-        if e.mode != "over" and _prec(e.param) < PRECEDENCE["+"]:
+        if _prec(e.param) < PRECEDENCE["+"]:     # the parameter is an additive expression (§6)
             param = f"({param})"
         return f"{e.func}<{e.mode} {param}>({', '.join(expr(a) for a in e.args)})"
     if isinstance(e, A.Index):

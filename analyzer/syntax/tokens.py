@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 
+from ..builtins import BUILTINS
 from ..diagnostics.model import Diagnostic, Span
 
 KEYWORDS = {
@@ -24,9 +25,10 @@ KEYWORDS = {
     "return": "RETURN", "true": "TRUE", "false": "FALSE",
 }
 
-# Built-in names that may open a generic call (`sum<over ...`, `shfl<xor ...`). Any built-in may
-# be written that way lexically; the semantic pass says which ones accept it.
+# Only a built-in name opens a generic call (`sum<over ...`, `shfl<xor ...`, LANGUAGE §1); the
+# semantic pass says which built-ins accept one. `i<idx` with a variable `i` stays a comparison.
 GENERIC_MODES = ("over", "xor", "up", "down", "idx")
+_GENERIC_HEADS = "|".join(sorted(BUILTINS, key=len, reverse=True))
 
 PUNCT = {
     "(": "LPAR", ")": "RPAR", "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE",
@@ -46,7 +48,7 @@ _TOKEN_RE = re.compile(
     r"(?P<ws>[ \t\r]+)"
     r"|(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
-    r"|(?P<generic>[A-Za-z_][A-Za-z0-9_]*<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
+    rf"|(?P<generic>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
     r"|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
     r"|(?P<badnum>[0-9]+\.(?![0-9])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
     r"|(?P<hex>0[xX][0-9a-fA-F]+)"
@@ -96,11 +98,12 @@ class Tok:
 class LexStats:
     """What the tokenizer saw that bounds the tree's depth (see parser._check_depth)."""
 
-    __slots__ = ("max_brace_depth", "max_statement_tokens")
+    __slots__ = ("max_brace_depth", "max_statement_tokens", "else_count")
 
     def __init__(self):
         self.max_brace_depth = 0
         self.max_statement_tokens = 0
+        self.else_count = 0          # an `else if` chain nests without nesting braces
 
 
 def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None) -> list[Tok]:
@@ -149,9 +152,10 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
             tkind = "FLOAT"
         elif kind == "generic":
             tkind = "GENERIC"
-        else:  # badnum
+        else:  # badnum: reported, then parsed as the number it was meant to be
             _bad_number(value, line, col, end_col, errors)
-            continue
+            tkind = "INT" if value[:2] in ("0x", "0X") else "FLOAT"
+            value = "0" if tkind == "INT" else ("0" + value if value.startswith(".") else value + "0")
 
         if pending_nl is not None:
             if _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors):
@@ -185,6 +189,7 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     if stats is not None:
         stats.max_brace_depth = max_braces
         stats.max_statement_tokens = max(max_stmt, len(tokens) - statement_start)
+        stats.else_count = sum(1 for t in tokens if t.type == "ELSE")
     return tokens
 
 
