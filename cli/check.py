@@ -1,11 +1,17 @@
 """``phobos-check``: check Phobos source files and report their diagnostics.
 
 A thin layer over ``phobos_tools.analyzer.check_file``: it parses the command line, collects the
-files (a directory means every ``.ph`` file under it), renders each file's diagnostics as text or
-one JSON document, and turns everything into the exit status of DESIGN.md: the worst over all
-files of 0 (no errors), 1 (an error in a program), 2 (usage error: no path, a missing or
+files (a directory means every ``.ph`` file under it), renders each file's diagnostics as text, or
+as one JSON or SARIF document, and turns everything into the exit status of DESIGN.md: the worst
+over all files of 0 (no errors), 1 (an error in a program), 2 (usage error: no path, a missing or
 unreadable file, a bad option) and 3 (internal error, reported as diagnostic PH900). It never
 prints a Python traceback.
+
+Beside the diagnostics it reports what the per-thread analysis found: ``--kinds`` (every
+binding's kind: the source annotated in text, a ``kinds`` list in JSON), ``--why NAME`` (the chain
+behind one binding's kind, text only) and ``--dump-cfg DIR`` (one Graphviz file per kernel).
+``--explain CODE`` and ``--list-rules`` print documentation and check nothing. Everything heavy
+(the analyzer, the rules, z3) is imported only when it is needed, so a small check starts fast.
 """
 
 from __future__ import annotations
@@ -31,10 +37,16 @@ PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
 _DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
 _ARCH = re.compile(r"sm_[0-9]+")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-# Options the per-thread analysis brings; they are reserved now so that scripts written against
-# DESIGN.md get a clear message rather than "unrecognized argument".
-_NOT_YET = ("why", "explain", "list_rules", "dump_cfg")
+FORMATS = ("text", "json", "sarif")
+# The families of codes outside the per-thread rules, for `--explain` of such a code.
+_CODE_FAMILIES = {
+    "PH0": "the file and its syntax",
+    "PH1": "names, types and shapes",
+    "PH2": "attributes, launch and target resources",
+    "PH9": "internal errors",
+}
 
 
 class UsageError(Exception):
@@ -49,6 +61,36 @@ class FileReport:
     text: str | None
     diagnostics: list[Any] = field(default_factory=list)
     kinds: list[dict[str, Any]] = field(default_factory=list)
+    analyses: list[Any] = field(default_factory=list)   # analyzer.analysis.KernelAnalysis per kernel
+
+    @property
+    def analysed(self) -> bool:
+        """Whether the per-thread analysis ran: it did when it produced kernels, or when nothing
+        stopped it (no error at all: a file without kernels). Errors of the front end stop it."""
+        return bool(self.analyses) or not any(d.severity == "error" for d in self.diagnostics)
+
+
+@dataclass
+class Options:
+    """The checking run the command line asks for (everything but the paths)."""
+
+    format: str = "text"
+    kinds: bool = False
+    why: str | None = None
+    dump_cfg: Path | None = None
+    arch: str | None = None      # accepted and kept; the resource checks that use it come later
+    defines: dict[str, str] = field(default_factory=dict)
+
+
+class _Blocks:
+    """Writes text blocks on stdout with one blank line between consecutive blocks."""
+
+    def __init__(self) -> None:
+        self.written = False
+
+    def write(self, block: str) -> None:
+        sys.stdout.write(("\n" if self.written else "") + block + "\n")
+        self.written = True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,21 +117,61 @@ def _main(argv: list[str]) -> int:
     parser = _build_parser()
     try:
         args = parser.parse_args(argv)
-        for option in _NOT_YET:
-            if getattr(args, option) not in (None, False):
-                flag = "--" + option.replace("_", "-")
-                parser.error(f"{flag} is not available yet: it arrives with the per-thread analysis")
-        if not args.paths:
-            parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
-        defines = _parse_defines(args.defines, parser)
-        if args.arch is not None and not _ARCH.fullmatch(args.arch):
-            parser.error(f"--arch: expected a target such as sm_90, got {args.arch!r}")
+        informational = args.explain is not None or args.list_rules
+        if informational:
+            _check_informational_args(args, parser)
+        else:
+            options = _checking_options(args, parser)
     except SystemExit as exc:  # argparse reports usage errors (and --help) by exiting
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
 
+    if args.explain is not None:
+        return _explain(args.explain)
+    if args.list_rules:
+        return _list_rules()
+    return _check_paths(args.paths, options)
+
+
+def _check_informational_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """--explain and --list-rules print documentation and check nothing."""
+    flag = "--explain" if args.explain is not None else "--list-rules"
+    if args.explain is not None and args.list_rules:
+        parser.error("give --explain CODE or --list-rules, not both")
+    if args.paths:
+        parser.error(f"{flag} checks no file: drop the PATH arguments, or run them without {flag}")
+    for option, name in (("why", "--why"), ("kinds", "--kinds"), ("dump_cfg", "--dump-cfg")):
+        if getattr(args, option) not in (None, False):
+            parser.error(f"{flag} checks no file, so {name} has nothing to report on")
+
+
+def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
+    if not args.paths:
+        parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
+    defines = _parse_defines(args.defines, parser)
+    if args.arch is not None and not _ARCH.fullmatch(args.arch):
+        parser.error(f"--arch: expected a target such as sm_90, got {args.arch!r}")
+    if args.why is not None:
+        if args.format != "text":
+            parser.error(f"--why prints text; it cannot be combined with --format {args.format}")
+        if not _IDENTIFIER.fullmatch(args.why):
+            parser.error(f"--why: expected the name of a binding, got {args.why!r}")
+    if args.kinds and args.format == "sarif":
+        parser.error("--kinds goes with --format text or json; SARIF has no place for kinds")
+    dump_cfg = None
+    if args.dump_cfg is not None:
+        dump_cfg = Path(args.dump_cfg)
+        try:
+            dump_cfg.mkdir(parents=True, exist_ok=True)
+        except (OSError, ValueError) as exc:
+            parser.error(f"--dump-cfg: cannot create the directory {args.dump_cfg!r}: "
+                         f"{getattr(exc, 'strerror', None) or exc}")
+    return Options(args.format, args.kinds, args.why, dump_cfg, args.arch, defines)
+
+
+def _check_paths(path_args: list[str], options: Options) -> int:
     status = EXIT_OK
     paths: dict[Path, None] = {}  # ordered, without repeats (a file named and under a directory)
-    for arg in args.paths:
+    for arg in path_args:
         try:
             paths.update(dict.fromkeys(collect_sources(arg)))
         except UsageError as exc:
@@ -100,10 +182,12 @@ def _main(argv: list[str]) -> int:
 
     reports: list[FileReport] = []
     unreadable = 0
-    printed = False  # whether a diagnostic has been written (blocks are separated by a blank line)
+    blocks = _Blocks()
+    why_found = 0
+    cfg_names: set[str] = set()   # files written by --dump-cfg in this run
     for path in paths:
         try:
-            report = _check_one(analyzer, path, defines)
+            report = _check_one(analyzer, path, options.defines)
         except OSError as exc:
             _error(f"cannot read {str(path)!r}: {exc.strerror or exc}")
             status = max(status, EXIT_USAGE)
@@ -111,14 +195,30 @@ def _main(argv: list[str]) -> int:
             continue
         status = max(status, _file_status(report))
         reports.append(report)
-        if args.format == "text":
-            printed = _print_text(report, after_other_blocks=printed) or printed
+        if options.format == "text":
+            _print_text(report, blocks)
+            try:
+                if options.kinds:
+                    _print_kinds(report, blocks)
+                if options.why is not None:
+                    why_found += _print_why(report, options.why, blocks)
+            except Exception as exc:  # a bug in reporting kinds: say so, keep the other files
+                _error(f"internal error: cannot report the kinds of {report.path}: {_describe(exc)} "
+                       "(please report this)")
+                status = max(status, EXIT_INTERNAL)
+        if options.dump_cfg is not None:
+            status = max(status, _dump_cfgs(report, options.dump_cfg, cfg_names))
 
-    if args.format == "json":
+    if options.format == "json":
         from ..analyzer.diagnostics.json_format import render_json
 
-        sys.stdout.write(render_json(reports, with_kinds=args.kinds) + "\n")
+        sys.stdout.write(render_json(reports, with_kinds=options.kinds) + "\n")
+    elif options.format == "sarif":
+        sys.stdout.write(_render_sarif(reports) + "\n")
     elif reports:
+        if options.why is not None and not why_found:
+            _why_not_found(options.why, reports)
+            status = max(status, EXIT_USAGE)
         _print_summary(reports, unreadable)
     sys.stdout.flush()
     return status
@@ -132,17 +232,20 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="a .ph file, or a directory: every .ph file under it")
-    parser.add_argument("--format", choices=("text", "json"), default="text",
-                        help="output format (default: text)")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="output format (default: text); json and sarif print one document for all files")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
                         help="bind a compile-time constant (repeatable)")
     parser.add_argument("--arch", metavar="TARGET", help="target for resource checks, e.g. sm_90")
     parser.add_argument("--kinds", action="store_true",
-                        help="with --format json, list every binding's kind")
-    parser.add_argument("--why", metavar="NAME", help="(not available yet)")
-    parser.add_argument("--explain", metavar="CODE", help="(not available yet)")
-    parser.add_argument("--list-rules", action="store_true", help="(not available yet)")
-    parser.add_argument("--dump-cfg", metavar="DIR", help="(not available yet)")
+                        help="every let/var/loop binding's kind: in text the source with the kinds "
+                             "beside it, in JSON a `kinds` list per file")
+    parser.add_argument("--why", metavar="NAME",
+                        help="print the chain that gives each binding named NAME its kind (text only)")
+    parser.add_argument("--explain", metavar="CODE", help="print the documentation of a code and exit")
+    parser.add_argument("--list-rules", action="store_true", help="list the per-thread rules and exit")
+    parser.add_argument("--dump-cfg", metavar="DIR",
+                        help="write each kernel's control-flow graph to DIR/<file stem>.<kernel>.dot")
     return parser
 
 
@@ -200,6 +303,7 @@ def _check_one(analyzer: Any, path: Path, defines: dict[str, str]) -> FileReport
         getattr(result, "text", None),
         list(result.diagnostics),
         list(getattr(result, "kinds", None) or []),
+        list(getattr(result, "analyses", None) or []),
     )
 
 
@@ -239,16 +343,157 @@ def _file_status(report: FileReport) -> int:
     return status
 
 
-def _print_text(report: FileReport, after_other_blocks: bool) -> bool:
-    """Write one file's diagnostics; True when there were any."""
+def _print_text(report: FileReport, blocks: _Blocks) -> None:
+    """Write one file's diagnostics, one block each."""
     from ..analyzer.diagnostics.text import render_text
 
-    blocks = [render_text(d, report.path, report.text) for d in sorted(report.diagnostics, key=_sort_key)]
-    if not blocks:
-        return False
-    lead = "\n" if after_other_blocks else ""
-    sys.stdout.write(lead + "\n\n".join(blocks) + "\n")
-    return True
+    for diag in sorted(report.diagnostics, key=_sort_key):
+        blocks.write(render_text(diag, report.path, report.text))
+
+
+# --- what the analysis found: --kinds, --why, --dump-cfg --------------------------------------
+
+def _binding_kinds(report: FileReport, name: str | None = None) -> list[Any]:
+    """The file's bindings (those named ``name``, or all) as ``BindingKind`` records, in source
+    order; chains only for ``--why`` (a name given), since they cost a walk each."""
+    from ..analyzer.diagnostics.kinds_text import BindingKind
+    from ..analyzer.facts.schema import KIND_NAMES
+
+    records = []
+    for analysis in report.analyses:
+        for binding, instance in analysis.bindings:
+            if name is not None and binding.name != name:
+                continue
+            chain = tuple(analysis.why(binding)) if name is not None else ()
+            records.append(BindingKind(analysis.name, binding.name, binding.span,
+                                       KIND_NAMES[analysis.kind_of(binding)], _inlined_calls(instance), chain))
+    records.sort(key=lambda r: (r.span.line, r.span.column, r.kernel,
+                                tuple((s.line, s.column) for _, s in r.calls)))
+    return records
+
+
+def _inlined_calls(instance: Any) -> tuple:
+    """(function, call span) for each call the instance was inlined through, kernel side first."""
+    calls = []
+    while instance is not None and getattr(instance, "parent", None) is not None:
+        calls.append((instance.name, instance.call_span))
+        instance = instance.parent
+    return tuple(reversed(calls))
+
+
+def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
+    from ..analyzer.diagnostics.kinds_text import render_kinds_listing
+
+    records = _binding_kinds(report) if report.analysed else []
+    blocks.write(render_kinds_listing(report.path, report.text, records, analysed=report.analysed))
+
+
+def _print_why(report: FileReport, name: str, blocks: _Blocks) -> int:
+    """Write the chain of every binding called ``name`` in the file; how many there were."""
+    from ..analyzer.diagnostics.kinds_text import render_why
+
+    records = _binding_kinds(report, name)
+    for record in records:
+        blocks.write(render_why(report.path, report.text, record))
+    return len(records)
+
+
+def _why_not_found(name: str, reports: list[FileReport]) -> None:
+    unanalysed = sum(1 for r in reports if not r.analysed)
+    message = (f"--why: no binding named {name!r} in the checked files (--why explains the kinds of "
+               "let, var and loop bindings of scalars and runs; tiles, tensors and views have none)")
+    if unanalysed:
+        message += f"; {_count(unanalysed, 'file')} not analysed because of the errors above"
+    _error(message)
+
+
+def _dump_cfgs(report: FileReport, directory: Path, written: set[str]) -> int:
+    """Write one DOT file per kernel of the file; the exit status this contributes."""
+    if not report.analysed:
+        _say(f"no CFG for {report.path}: its errors stop the analysis before the CFG is built")
+        return EXIT_OK
+    if not report.analyses:
+        _say(f"no CFG for {report.path}: it has no kernel")
+        return EXIT_OK
+    from ..analyzer.cfg import to_dot
+
+    status = EXIT_OK
+    stem = Path(report.path).stem
+    for analysis in report.analyses:
+        name = _unused_name(f"{stem}.{analysis.name}", written)
+        target = directory / name
+        try:
+            dot = to_dot(analysis.cfg)
+        except Exception as exc:  # a bug in the CFG printer: say so, keep the other kernels
+            _error(f"internal error: cannot draw the CFG of kernel {analysis.name!r} in "
+                   f"{report.path}: {_describe(exc)} (please report this)")
+            status = max(status, EXIT_INTERNAL)
+            continue
+        try:
+            target.write_text(dot, encoding="utf-8")
+        except OSError as exc:
+            _error(f"cannot write {str(target)!r}: {exc.strerror or exc}")
+            status = max(status, EXIT_USAGE)
+            continue
+        _say(f"wrote {target} (kernel {analysis.name} of {report.path})")
+    return status
+
+
+def _unused_name(base: str, written: set[str]) -> str:
+    # Two files with one stem (a/k.ph, b/k.ph) and a kernel name in common would overwrite each
+    # other's graph: the second gets a number (k.k.2.dot), and the message says which is which.
+    name, n = f"{base}.dot", 1
+    while name in written:
+        n += 1
+        name = f"{base}.{n}.dot"
+    written.add(name)
+    return name
+
+
+def _render_sarif(reports: list[FileReport]) -> str:
+    from .. import __version__
+    from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
+    from ..analyzer.rules.registry import all_rules, explain_text
+
+    rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, explain_text(m.RULE.code) or "")
+             for m in all_rules()]
+    return render_sarif(reports, rules, __version__)
+
+
+# --- documentation: --explain, --list-rules ---------------------------------------------------
+
+def _explain(code: str) -> int:
+    from ..analyzer.diagnostics.codes import CODES
+    from ..analyzer.rules.registry import explain_text
+
+    wanted = code.strip().upper()
+    text = explain_text(wanted) if wanted.startswith("PH3") else None
+    if text:
+        sys.stdout.write(text + "\n")
+        return EXIT_OK
+    if wanted in CODES:
+        name, meaning = CODES[wanted]
+        family = _CODE_FAMILIES.get(wanted[:3])
+        lines = [f"{wanted} {name}: {meaning}"]
+        if family:
+            lines += ["", f"A code of {wanted[:3]}xx, {family}. Its diagnostics say what is wrong and where;",
+                      "only the per-thread rules (phobos-check --list-rules) have a longer explanation."]
+        sys.stdout.write("\n".join(lines) + "\n")
+        return EXIT_OK
+    _error(f"--explain: unknown code {code!r} (codes look like PH301; phobos-check --list-rules "
+           "lists the per-thread rules)")
+    return EXIT_USAGE
+
+
+def _list_rules() -> int:
+    from ..analyzer.rules.registry import all_rules
+
+    rows = [("code", "name", "severity", "summary")]
+    rows += [(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary) for m in all_rules()]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    for row in rows:
+        sys.stdout.write("  ".join(cell.ljust(w) for cell, w in zip(row, widths)) + "  " + row[3] + "\n")
+    return EXIT_OK
 
 
 def _sort_key(diag: Any) -> tuple[int, int, str]:
@@ -280,6 +525,10 @@ def _count(n: int, noun: str) -> str:
 
 def _error(message: str) -> None:
     sys.stderr.write(f"{PROG}: error: {message}\n")
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(f"{PROG}: {message}\n")
 
 
 def _silence_stdout() -> None:

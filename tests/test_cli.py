@@ -119,13 +119,41 @@ def test_defines_reach_the_analyzer(stub, capsys, tmp_path):
     assert stub.calls == [(str(tmp_path / "a.ph"), {"BLOCK": "128", "K": "-4"})]
 
 
-@pytest.mark.parametrize("flags", [["--why", "x"], ["--explain", "PH301"], ["--list-rules"],
-                                   ["--dump-cfg", "out"]])
-def test_options_of_the_analysis_are_reserved(stub, capsys, tmp_path, flags):
+@pytest.mark.parametrize("flags, complaint", [
+    (["--why", "x", "--format", "json"], "--why prints text"),
+    (["--why", "x", "--format", "sarif"], "--why prints text"),
+    (["--why", "not a name"], "--why: expected the name of a binding"),
+    (["--kinds", "--format", "sarif"], "--kinds goes with --format text or json"),
+    (["--explain", "PH301"], "--explain checks no file"),
+    (["--list-rules"], "--list-rules checks no file"),
+])
+def test_options_of_the_analysis_refuse_what_they_cannot_do(stub, capsys, tmp_path, flags, complaint):
     (tmp_path / "a.ph").write_text("")
-    status, _, err = run(capsys, *flags, str(tmp_path / "a.ph"))
-    assert status == 2
-    assert "not available yet" in err
+    status, out, err = run(capsys, *flags, str(tmp_path / "a.ph"))
+    assert status == 2 and out == ""
+    assert f"phobos-check: error: {complaint}" in err
+    assert stub.calls == []
+
+
+@pytest.mark.parametrize("flags", [["--explain", "PH301", "--list-rules"], ["--explain", "PH301", "--kinds"],
+                                   ["--list-rules", "--why", "x"], ["--list-rules", "--dump-cfg", "out"]])
+def test_documentation_options_take_no_checking_options(stub, capsys, flags):
+    status, out, err = run(capsys, *flags)
+    assert status == 2 and out == "" and "phobos-check: error: " in err
+
+
+def test_dump_cfg_into_a_path_that_is_a_file_is_a_usage_error(stub, capsys, tmp_path):
+    (tmp_path / "a.ph").write_text("")
+    (tmp_path / "taken").write_text("")
+    status, _, err = run(capsys, "--dump-cfg", str(tmp_path / "taken"), str(tmp_path / "a.ph"))
+    assert status == 2 and "--dump-cfg: cannot create the directory" in err
+    assert stub.calls == []
+
+
+def test_why_a_name_no_file_binds_is_a_usage_error(stub, capsys, tmp_path):
+    (tmp_path / "a.ph").write_text("")
+    status, _, err = run(capsys, "--why", "row", str(tmp_path / "a.ph"))
+    assert status == 2 and "--why: no binding named 'row'" in err
 
 
 def test_unknown_option_and_format_are_usage_errors(stub, capsys, tmp_path):

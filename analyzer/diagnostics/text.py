@@ -5,7 +5,7 @@ annotators parse. An excerpt follows: each source line that carries the primary 
 step, in line order, under a right-aligned line-number gutter; ``^`` marks the primary span
 (followed by the diagnostic's label) and ``-`` each chain step (followed by ``(n) text``, numbered
 in causal order). Footer lines give the spec section, the fix, notes and, for the per-thread rules,
-where to read more.
+where to read more. ``render_block`` draws the same shape for other reports (``--why``).
 
 Rendering never raises on an odd span (zero width, past the end of a line or of the file, ending
 before it starts, on a line that does not exist): such a span is drawn as well as it can be or
