@@ -28,6 +28,11 @@ class CheckResult:
     kinds: list = field(default_factory=list)      # the JSON `kinds` rows (DESIGN.md)
 
     @property
+    def analyzed(self) -> bool:
+        """Did the per-thread analysis run (the front end found no error)?"""
+        return self.semantics is not None and bool(self.analyses or not self.semantics.kernels)
+
+    @property
     def ok(self) -> bool:
         return not any(d.severity == ERROR for d in self.diagnostics)
 

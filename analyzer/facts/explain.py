@@ -59,7 +59,14 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             continue
         if tag in ("init", "bound"):
             b, v = reason[1], reason[2]
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so `{b.name}` does"))
+            at = sites[values[v].node]
+            if b.kind == "param" and at.kind == "call":
+                sp = at.ast.span           # an argument: the function's parameter takes its kind
+                text = (f"{subject} {d}, so parameter `{b.name}` of `{at.ast.func}` does "
+                        f"(inlined from {sp.line}:{sp.column})")
+            else:
+                text = f"{subject} {d}, so `{b.name}` does"
+            labels.append(Label(values[v].expr.span, text))
             subject = f"`{b.name}`"
         elif tag == "assigned_under":
             b, node = reason[1], reason[2]
