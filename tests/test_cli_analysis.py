@@ -215,7 +215,8 @@ def test_why_inside_nested_calls_names_every_call(capsys, tmp_path):
     blocks = out.strip().split("\n\n")
     assert [b.splitlines()[0].rsplit(": ", 1)[1] for b in blocks] == [
         "`y` is varying", "`y` is uniform", "`y` is uniform"]
-    assert "(1) `ctx.lane` differs between lanes, so `x` does" in blocks[0]
+    assert ("(1) `ctx.lane` differs between lanes, so parameter `x` of `inc` does (inlined from 12:11)"
+            in blocks[0])
     assert "= inlined: `inc` called at 12:11 in kernel `k`" in blocks[0]
     assert "= inlined: `inc` called at 7:10 in `twice`, called at 13:11 in kernel `k`" in blocks[1]
 
