@@ -71,6 +71,7 @@ class Instance:
     name: str
     node: object                   # A.Kernel or A.Function
     call_span: Span | None = None  # where this instance was inlined from
+    call_node: object = None       # the A.Call it was inlined for (its args are in `parent`)
     parent: "Instance | None" = None
     types: dict[int, Type] = field(default_factory=dict)
     resolution: dict[int, Binding] = field(default_factory=dict)
@@ -606,7 +607,7 @@ class Checker:
             return ERROR
 
         saved = (self.inst, self.scope, self.fn_ret, self.in_function)
-        inst = Instance("function", fn.name, fn, call_span=call.span, parent=self.inst)
+        inst = Instance("function", fn.name, fn, call_span=call.span, call_node=call, parent=self.inst)
         self.inst.calls[id(call)] = inst
         self.inst = inst
         self.scope = Scope(function_boundary=True)

@@ -24,10 +24,15 @@ def atoms(expr, inst):
     seeds = []
     results = []
     stack = [expr]
-    resolution = inst.resolution
-    ops = inst.ops
+    home = inst
     while stack:
         e = stack.pop()
+        if type(e) is tuple:                 # (expr, instance): an address in another instance
+            e, inst = e
+        else:
+            inst = home
+        resolution = inst.resolution
+        ops = inst.ops
         t = type(e)
         if t is A.Name:
             b = resolution.get(id(e))
@@ -45,6 +50,11 @@ def atoms(expr, inst):
             b = resolution.get(id(base)) if isinstance(base, A.Name) else None
             if b is not None and isinstance(b.type, Run):
                 uses.append(b)
+            elif b is not None:
+                # a view's element lives at the view's offset plus the subscript (§9.8)
+                behind = _slice_behind(b, inst)
+                if behind is not None:
+                    stack.append(behind)
             for s in e.subs:
                 if isinstance(s, A.Point):
                     stack.append(s.index)
@@ -73,3 +83,16 @@ def atoms(expr, inst):
                 stack.append(e.args[0])
                 stack.append(e.param)
     return uses, seeds, results
+
+
+def _slice_behind(b, inst):
+    """The slice a view binding stands for, as (expression, instance), or None."""
+    if b.kind == "view" and isinstance(b.node, A.Let):
+        return (b.node.value, inst)
+    if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
+            and isinstance(b.node, A.Param):
+        params = inst.node.params
+        for i, p in enumerate(params):
+            if p is b.node and i < len(inst.call_node.args):
+                return (inst.call_node.args[i], inst.parent)
+    return None

@@ -120,3 +120,18 @@ def reach_label(kind: int, last_reason) -> str:
                 "continue": f"reached only by the {w} that did not skip the rest of the iteration",
                 "return": f"reached only by the {w} that have not returned"}[last_reason[2]]
     return f"reached only by the {w} where the left side holds"
+
+
+def inlined_steps(inst, labels: list[Label]) -> list[Label]:
+    """For a diagnostic inside an inlined function: one step per call that brought it there,
+    outermost first (DESIGN.md: "inlined from L:C"), unless the chain already shows the call."""
+    shown = {label.span for label in labels}
+    steps = []
+    while inst is not None and inst.kind == "function" and inst.call_span is not None:
+        sp = inst.call_span
+        if sp not in shown:
+            steps.append(Label(sp, f"inlined from {sp.line}:{sp.column}: this call of `{inst.name}` "
+                                   "holds the operation"))
+        inst = inst.parent
+    steps.reverse()
+    return steps

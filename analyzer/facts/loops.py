@@ -156,7 +156,16 @@ class LoopChecker:
             sub = self._let_initializer(e, inst, loop)
             if sub is not None:
                 return self._term(sub, inst, loop, i, copy, depth + 1)
-            if b.kind in ("let", "param", "extent", "loop") and not self._declared_in(b, loop):
+            if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
+                    and isinstance(b.node, A.Param):
+                # an inlined function's parameter is its argument, evaluated by the caller
+                for k, p in enumerate(inst.node.params):
+                    if p is b.node and k < len(inst.call_node.args):
+                        return self._term(inst.call_node.args[k], inst.parent, loop, i, copy, depth + 1)
+                return self._fresh_int(copy)
+            if b.kind in ("extent", "function-dim", "param"):     # fixed for the whole launch
+                return self._shared(("b", b.uid))
+            if b.kind in ("let", "loop") and not self._declared_in(b, loop):
                 return self._shared(("b", b.uid))
             return self._fresh_int(copy)
         if isinstance(e, A.CtxPath):
@@ -201,7 +210,24 @@ class LoopChecker:
         node = b.node
         if node is None:
             return False
+        site = self._declaring_site().get(b.uid)
+        return site is None or loop.id in site.loops
+
+    def _declaring_site(self) -> dict:
+        """binding uid -> the CFG node that declares it (each inlined copy its own)."""
         if self._site_of_decl is None:
-            self._site_of_decl = {id(site.ast): site for site in self.cfg.sites}
-        site = self._site_of_decl.get(id(node))
-        return site is not None and loop.id in site.loops
+            from ..cfg import CALL
+            out = {}
+            for site in self.cfg.sites:
+                b = site.inst.decls.get(id(site.ast))
+                if b is not None:
+                    out.setdefault(b.uid, site)
+                if site.kind == CALL:
+                    callee = site.inst.calls.get(id(site.ast))
+                    if callee is not None:
+                        for p in callee.node.params:
+                            pb = callee.decls.get(id(p))
+                            if pb is not None:
+                                out[pb.uid] = site
+            self._site_of_decl = out
+        return self._site_of_decl

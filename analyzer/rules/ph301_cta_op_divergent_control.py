@@ -32,7 +32,7 @@ or make the condition uniform, built from `ctx.block`, parameters and loads at u
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, reach_label
+from ..facts.explain import chain_labels, inlined_steps, reach_label
 from ..facts.schema import UNIFORM
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -61,6 +61,7 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, last = chain_labels(facts, ("o", op.id))
+    labels += inlined_steps(op.inst, labels)
     fix = ("move the `break`/`continue`/`return` out of per-thread control, or move "
            f"`{op.name}` out of the loop" if last is not None and last[0] == "raise" else
            f"move `{op.name}` out of the branch, or make the condition uniform")

@@ -29,7 +29,7 @@ uniform addresses). A thread that wants its own element reads it with a point su
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels
+from ..facts.explain import chain_labels, inlined_steps
 from ..facts.schema import UNIFORM, VARYING
 from ..ops import OpClass
 from ..syntax.printer import expr as show
@@ -66,6 +66,7 @@ def diagnose(match) -> Diagnostic:
     text = show(expr)
     between = "lanes" if kind == VARYING else "warps"
     labels, _ = chain_labels(facts, ("v", v))
+    labels += inlined_steps(op.inst, labels)
     fix = ("give the slice uniform offsets, or read one element per thread with a point "
            "subscript such as `A[i, j]`" if op.name == "slice" else
            f"compute `{text}` from uniform values (`ctx.block`, parameters, constants)")

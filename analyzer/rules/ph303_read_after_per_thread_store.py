@@ -34,7 +34,7 @@ what it stored itself, and a point read of another thread's store is outside thi
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
-from ..facts.explain import chain_labels
+from ..facts.explain import chain_labels, inlined_steps
 from ..facts.schema import UNIFORM, VARYING
 from .registry import SPEC_PAGE, Rule
 
@@ -77,6 +77,7 @@ def diagnose(match) -> Diagnostic:
     notes = []
     if name != stored:
         notes.append(f"`{name}` is a view of `{stored}`")
+    labels += inlined_steps(op.inst, labels)
     if loop is not None:
         sp = loop.ast.span
         labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + 3),

@@ -25,7 +25,7 @@ the collective outside it: `let s = sum<over ctx.lane>(where(ctx.lane < 16, x, 0
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, reach_label
+from ..facts.explain import chain_labels, inlined_steps, reach_label
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -48,6 +48,7 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, last = chain_labels(facts, ("o", op.id))
+    labels += inlined_steps(op.inst, labels)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.lane>` needs every lane of the warp, but control differs between lanes", op.span,
                       label=reach_label(kind, last), chain=labels,

@@ -26,7 +26,7 @@ value a neutral one, then use its result where needed.
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, reach_label
+from ..facts.explain import chain_labels, inlined_steps, reach_label
 from ..facts.schema import UNIFORM
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -49,6 +49,7 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, last = chain_labels(facts, ("o", op.id))
+    labels += inlined_steps(op.inst, labels)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.thread>` needs every thread of the CTA, but control differs between threads", op.span,
                       label=reach_label(kind, last), chain=labels,
