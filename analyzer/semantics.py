@@ -606,6 +606,9 @@ class Checker:
         if not ok:
             return ERROR
 
+        # the memory behind each tensor/tile argument, looked up in the caller's instance
+        arg_buffers = [at.buffer if isinstance(at, Tile) and at.buffer else self._buffer_of(a)
+                       for a, at in zip(call.args, arg_types)]
         saved = (self.inst, self.scope, self.fn_ret, self.in_function)
         inst = Instance("function", fn.name, fn, call_span=call.span, call_node=call, parent=self.inst)
         self.inst.calls[id(call)] = inst
@@ -619,15 +622,14 @@ class Checker:
             if self.scope.names.get(name) is None:
                 self.new_binding(name, "function-dim", I32, fn.span,
                                  const_value=v if isinstance(v, int) else None)
-        for p, a, at in zip(fn.params, call.args, arg_types):
+        for p, a, at, arg_buf in zip(fn.params, call.args, arg_types, arg_buffers):
             if p.type.kind == "scalar":
                 t = SCALARS[p.type.elem]
                 self.new_binding(p.name, "param", t, p.span, node=p)
             else:
                 shape = tuple(dims_env.get(d.name, d.name) if isinstance(d, A.DimName) else d.value
                               for d in p.type.dims)
-                buf = at.buffer if isinstance(at, Tile) and at.buffer else (
-                    self._buffer_of(a) or p.name)
+                buf = arg_buf or f"{p.name}#{next(self.uids)}"
                 t = Tensor(at.elem, shape) if p.type.kind == "tensor" else Tile(at.elem, shape, buf)
                 self.new_binding(p.name, "param", t, p.span, node=p, buffer=buf)
         self.fn_ret = self.return_type(fn, dims_env)

@@ -167,7 +167,8 @@ MORE_CASES = [
     Case("PH206", "kernel k() {\n}\n", 1, 1, "-D sum: `sum` is reserved", defines={"sum": "1"}),
 ]
 
-FRONT_END_CODES = sorted(c for c in CODES if c[2] in "012")
+# PH210 (an operation phobos-build cannot lower yet) comes from the lowering, not the front end
+FRONT_END_CODES = sorted(c for c in CODES if c[2] in "012" and c != "PH210")
 
 
 def _case_id(case: Case) -> str:

@@ -21,6 +21,11 @@ def _text(e) -> str:
     return t if len(t) <= MAX_SHOWN else t[: MAX_SHOWN - 3] + "..."
 
 
+def source_text(e) -> str:
+    """An expression as it reads in the source (the printer's form), for messages."""
+    return show(e)
+
+
 def who(kind: int) -> str:
     return "lanes" if kind == VARYING else "warps"
 

@@ -29,10 +29,9 @@ uniform addresses). A thread that wants its own element reads it with a point su
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, inlined_steps
+from ..facts.explain import chain_labels, inlined_steps, source_text as show
 from ..facts.schema import UNIFORM, VARYING
 from ..ops import OpClass
-from ..syntax.printer import expr as show
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH302", "cta-op-nonuniform-operand", "error", "What needs every thread",
