@@ -45,7 +45,8 @@ CODES: dict[str, tuple[str, str]] = {
     "PH203": ("bad-autotune", "an invalid `@autotune` attribute"),
     "PH204": ("ignored-attribute", "an attribute phobos-tools parses and ignores"),
     "PH205": ("duplicate-attribute", "the same attribute given twice"),
-    "PH206": ("bad-define", "a `-D NAME=VALUE` that names nothing or has a bad value"),
+    "PH206": ("bad-define", "a `-D NAME=VALUE` with a bad value or a reserved name"),
+    "PH210": ("not-supported-yet", "an operation phobos-build cannot lower yet (a limitation, not a bug)"),
     # --- PH3xx: the per-thread rules (DESIGN.md; permanent) ---
     "PH301": ("cta-op-divergent-control", "a CTA-wide operation under non-uniform control"),
     "PH302": ("cta-op-nonuniform-operand", "a CTA-wide operation with a non-uniform scalar operand"),

@@ -1,0 +1,122 @@
+"""``phobos-build``: lower the kernels of a Phobos file to PTX and write their launch manifests.
+
+``phobos-build FILE [-k KERNEL] [-o DIR] [--arch sm_90] [-D NAME=VALUE ...] [--emit ptx|llvm]``
+writes ``DIR/KERNEL.ptx`` (or ``DIR/KERNEL.ll`` with ``--emit llvm``) and ``DIR/KERNEL.json``
+for each kernel (or only ``KERNEL``). A thin layer over ``phobos_tools.lowering.build``. Exit
+status: 0 built; 1 the file is rejected, or uses an operation the lowering does not support yet
+(the diagnostics are printed, nothing is written for that kernel); 2 usage error (bad option, a
+missing file, no such kernel); 3 internal error (PH900/PH901). It never prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+PROG = "phobos-build"
+_DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):                  # usage errors exit 2 through our handler
+        raise UsageError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Lower the kernels of a Phobos file to PTX and write their "
+                                       "launch manifests (DIR/KERNEL.ptx, DIR/KERNEL.json).")
+    p.add_argument("file", metavar="FILE", help="a .ph source file")
+    p.add_argument("-k", "--kernel", metavar="KERNEL", help="build only this kernel (default: all)")
+    p.add_argument("-o", "--output", metavar="DIR", default=".", help="output directory (default: .)")
+    p.add_argument("--arch", default="sm_90", help="target, sm_75 to sm_90 (default: sm_90)")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
+                   help="bind a compile-time constant (repeatable)")
+    p.add_argument("--emit", choices=("ptx", "llvm"), default="ptx",
+                   help="write PTX (default) or the LLVM module before optimization")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    except UsageError as e:
+        sys.stderr.write(f"{PROG}: error: {e}\n")
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except Exception as e:  # noqa: BLE001 - a bug outside any one kernel's lowering
+        sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e} (please report this)\n")
+        return EXIT_INTERNAL
+
+
+def _main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    defines = _defines(args.defines)
+    from ..lowering.build import NoSuchKernel, build_file
+    from ..lowering.pipeline import TARGETS
+
+    if args.arch not in TARGETS:
+        raise UsageError(f"--arch {args.arch}: phobos-build targets {', '.join(TARGETS)}")
+    path = Path(args.file)
+    if not path.is_file():
+        raise UsageError(f"{args.file}: no such file")
+    try:
+        result = build_file(path, defines, args.arch, args.kernel)
+    except NoSuchKernel as e:
+        raise UsageError(str(e)) from None
+    except OSError as e:
+        raise UsageError(f"{args.file}: {e.strerror or e}") from None
+    _print_diagnostics(result)
+    out_dir = Path(args.output)
+    written = []
+    if result.kernels:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"-o {args.output}: {e.strerror or e}") from None
+    from ..lowering.manifest import dumps
+    for k in result.kernels:
+        code_path = out_dir / (f"{k.name}.ll" if args.emit == "llvm" else f"{k.name}.ptx")
+        code_path.write_text(k.llvm_ir if args.emit == "llvm" else k.ptx)
+        (out_dir / f"{k.name}.json").write_text(dumps(k.manifest))
+        written += [str(code_path), str(out_dir / f"{k.name}.json")]
+    if written:
+        sys.stderr.write(f"{PROG}: wrote {', '.join(written)}\n")
+    if result.internal_error or any(d.code == "PH900" for d in result.diagnostics):
+        return EXIT_INTERNAL
+    if not result.ok:
+        return EXIT_PROGRAM_ERROR
+    return EXIT_OK
+
+
+def _print_diagnostics(result) -> None:
+    from ..analyzer.diagnostics.text import render_text
+    blocks = [render_text(d, result.path, result.text) for d in result.diagnostics]
+    if blocks:
+        sys.stdout.write("\n\n".join(blocks) + "\n")
+        sys.stdout.flush()
+
+
+def _defines(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        m = _DEFINE.fullmatch(item)
+        if m is None:
+            raise UsageError(f"-D {item}: expected NAME=VALUE")
+        name, value = m.group(1), m.group(2)
+        if name in out and out[name] != value:
+            raise UsageError(f"-D {name} is given twice with different values")
+        out[name] = value
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,119 @@
+"""The build API: source -> checked program -> per kernel, PTX (and the LLVM module) plus its
+manifest. ``build_source``/``build_file`` never raise for a bad program: a rejected file keeps
+the analyzer's diagnostics, an operation the lowering cannot lower yet becomes a located error,
+and any failure inside the lowering (LLVM included) becomes internal error PH901.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..analyzer.diagnostics.model import ERROR, Diagnostic, Span
+from .errors import INTERNAL_CODE, UNSUPPORTED_CODE, LoweringError, Unsupported
+
+DEFAULT_ARCH = "sm_90"
+
+
+@dataclass
+class BuiltKernel:
+    name: str
+    arch: str
+    ptx: str
+    llvm_ir: str
+    manifest: dict
+    ptxas_log: str | None = None
+
+
+@dataclass
+class BuildResult:
+    path: str
+    text: str | None
+    diagnostics: list = field(default_factory=list)
+    kernels: list[BuiltKernel] = field(default_factory=list)
+    check: object = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.severity == ERROR for d in self.diagnostics)
+
+    @property
+    def internal_error(self) -> bool:
+        return any(d.code == INTERNAL_CODE for d in self.diagnostics)
+
+
+class NoSuchKernel(ValueError):
+    pass
+
+
+def build_file(path, defines=None, arch: str = DEFAULT_ARCH, kernel: str | None = None,
+               resources: bool = True) -> BuildResult:
+    data = Path(path).read_bytes()          # OSError propagates: a usage error
+    return build_source(data, str(path), defines, arch, kernel, resources)
+
+
+def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAULT_ARCH,
+                 kernel: str | None = None, resources: bool = True) -> BuildResult:
+    """Check ``source``; if it is accepted, lower its kernels (or only ``kernel``) for ``arch``.
+    Raises NoSuchKernel when ``kernel`` names no kernel of an accepted file."""
+    from ..analyzer import check_source
+    from .pipeline import TARGETS
+
+    if arch not in TARGETS:
+        raise ValueError(f"unsupported target {arch}; phobos-build targets {', '.join(TARGETS)}")
+    checked = check_source(source, path, {k: str(v) for k, v in (defines or {}).items()})
+    result = BuildResult(path, checked.text, list(checked.diagnostics), check=checked)
+    if not checked.ok or checked.semantics is None:
+        return result
+    pairs = list(zip(checked.semantics.kernels, checked.analyses))
+    if kernel is not None:
+        pairs = [(k, a) for k, a in pairs if k.kernel.name == kernel]
+        if not pairs:
+            names = ", ".join(k.kernel.name for k in checked.semantics.kernels) or "none"
+            raise NoSuchKernel(f"no kernel named `{kernel}` in {path} (kernels: {names})")
+    for kinfo, analysis in pairs:
+        built = _lower_one(kinfo, analysis, arch, path, resources, result.diagnostics)
+        if built is not None:
+            result.kernels.append(built)
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _lower_one(kinfo, analysis, arch, path, resources, diagnostics) -> BuiltKernel | None:
+    from .emit import unsupported_ops
+    from .manifest import manifest
+    from .pipeline import compile_kernel
+
+    name = kinfo.kernel.name
+    missing = unsupported_ops(kinfo)
+    if missing:
+        for u in missing:
+            diagnostics.append(Diagnostic(UNSUPPORTED_CODE, str(u), u.span, label="not lowered yet",
+                                          help=u.help, notes=[f"in kernel `{name}`"]))
+        return None
+    try:
+        compiled = compile_kernel(kinfo, analysis, arch, path)
+        res, log = (_resources(compiled.ptx, arch) if resources else (None, None))
+    except Unsupported as u:
+        diagnostics.append(Diagnostic(UNSUPPORTED_CODE, str(u), u.span or kinfo.kernel.name_span,
+                                      label="not lowered yet", help=u.help))
+        return None
+    except Exception as exc:                 # noqa: BLE001 - every failure here is a bug: PH901
+        span = getattr(exc, "span", None) or kinfo.kernel.name_span or Span(1, 1, 1, 1)
+        what = str(exc) if isinstance(exc, LoweringError) else f"{type(exc).__name__}: {exc}"
+        diagnostics.append(Diagnostic(INTERNAL_CODE, f"internal error while lowering `{name}`: {what}", span,
+                                      help="this is a bug in phobos-build; please report it with this file"))
+        return None
+    return BuiltKernel(name, arch, compiled.ptx, compiled.llvm_ir, manifest(kinfo, arch, res), log)
+
+
+def _resources(ptx: str, arch: str):
+    from .ptxas import assemble, find_ptxas
+
+    ptxas = find_ptxas()
+    if ptxas is None:
+        return None, None
+    done = assemble(ptx, arch, ptxas)
+    if not done.ok:
+        raise LoweringError(f"ptxas rejected the generated PTX: {done.log[-1500:]}")
+    return done.resources, done.log

@@ -1,0 +1,88 @@
+"""A build cache for the Python API: ``load_kernel(path, kernel)`` compiles once per source,
+kernel, ``-D`` values and target, and launches from the cached PTX and manifest afterwards.
+
+The key hashes the source bytes, the kernel name, the sorted defines, the target, and the
+lowering's own code and llvmlite's version (so a new compiler never reuses old PTX). Entries are
+``DIR/KEY/KERNEL.ptx`` and ``KERNEL.json`` under ``PHOBOS_CACHE_DIR``, else
+``$XDG_CACHE_HOME/phobos-tools``, else ``~/.cache/phobos-tools``; they are written atomically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from .build import DEFAULT_ARCH
+
+
+class BuildFailed(Exception):
+    """The source was rejected or could not be lowered; the message holds the diagnostics."""
+
+
+def cache_dir() -> Path:
+    explicit = os.environ.get("PHOBOS_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "phobos-tools"
+
+
+@lru_cache(maxsize=1)
+def _compiler_fingerprint() -> str:
+    h = hashlib.sha256()
+    for f in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(f.name.encode())
+        h.update(f.read_bytes())
+    try:
+        import llvmlite
+        h.update(llvmlite.__version__.encode())
+    except ImportError:
+        pass
+    return h.hexdigest()
+
+
+def cache_key(source: bytes, kernel: str, defines: dict | None, arch: str) -> str:
+    h = hashlib.sha256()
+    for part in (source, kernel.encode(), json.dumps(sorted((str(k), str(v)) for k, v in (defines or {}).items())).encode(),
+                 arch.encode(), _compiler_fingerprint().encode()):
+        h.update(len(part).to_bytes(8, "little"))
+        h.update(part)
+    return h.hexdigest()[:32]
+
+
+def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEFAULT_ARCH) -> tuple[str, dict]:
+    """(PTX, manifest) of ``kernel`` in the file ``path``, from the cache when it is there."""
+    source = Path(path).read_bytes()
+    entry = cache_dir() / cache_key(source, kernel, defines, arch)
+    ptx_path, json_path = entry / f"{kernel}.ptx", entry / f"{kernel}.json"
+    if ptx_path.is_file() and json_path.is_file():
+        return ptx_path.read_text(), json.loads(json_path.read_text())
+    from .build import build_source
+    result = build_source(source, str(path), defines, arch, kernel)
+    if not result.ok or not result.kernels:
+        from ..analyzer.diagnostics.text import render_text
+        text = "\n\n".join(render_text(d, result.path, result.text) for d in result.diagnostics)
+        raise BuildFailed(f"cannot build `{kernel}` from {path}:\n{text}")
+    built = result.kernels[0]
+    entry.mkdir(parents=True, exist_ok=True)
+    _write_atomic(ptx_path, built.ptx)
+    _write_atomic(json_path, json.dumps(built.manifest))
+    return built.ptx, built.manifest
+
+
+def load_kernel(path, kernel: str, defines: dict | None = None, arch: str = DEFAULT_ARCH, backend: str | None = None):
+    """A ``runtime.Kernel`` ready to launch, built (or taken from the cache) for ``arch``."""
+    from .runtime import Kernel
+    ptx, manifest = build_cached(path, kernel, defines, arch)
+    return Kernel(ptx, manifest, backend)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)

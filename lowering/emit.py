@@ -1,0 +1,923 @@
+"""One checked kernel -> one LLVM function (llvmlite.ir), the first stage of the lowering.
+
+The walker follows the kernel's AST with the analyzer's records of each instance (the kernel
+body, and each inlined function call): ``types`` gives every expression's type, ``resolution``
+every name's binding, ``ops`` every operation's class, ``calls`` the callee instance of each call.
+Scalars are LLVM values, runs LLVM vectors, ``var``s allocas (promoted to registers by the
+optimizer), tensors and tiles ``MemRef``s (memory.py). Statements carry their source line as an
+LLVM debug location, which becomes a ``.loc`` directive. Instructions come from the tables of
+intrinsics.py; collectives and once-per-CTA operations from collectives.py.
+
+Anything this stage does not lower (tile operations, until the next issue) is found before any
+IR is built and raised as ``Unsupported`` at its source span.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from ..analyzer.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH
+from ..analyzer.constants import affine, constant_of
+from ..analyzer.ops import OpClass
+from ..analyzer.syntax import ast as A
+from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
+                              promote_int, settle)
+from . import collectives as C
+from . import intrinsics as K
+from .align import INFINITE, twos, twos_of_int
+from .errors import LoweringError, Unsupported
+from .kinds import WARP_UNIFORM, expr_kind
+from .ltypes import GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat, value_ir
+from .memory import Addressing, Axis, MemRef, Term
+
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
+SHIFTS = ("<<", ">>")
+LOWERED_CTA_WIDE = ("barrier()",) + ATOMICS + MEMORY_ORDER
+
+
+@dataclass
+class Val:
+    v: ir.Value
+    t: object          # Scalar or Run (settled)
+
+
+def elem(t):
+    return t.elem if isinstance(t, Run) else t
+
+
+def shape_like(t, el: Scalar):
+    return Run(el, t.n) if isinstance(t, Run) else el
+
+
+def settled(t):
+    if isinstance(t, Scalar):
+        return settle(t)
+    if isinstance(t, Run):
+        return Run(settle(t.elem), t.n)
+    return t
+
+
+# ---------------------------------------------------------------- what this stage cannot lower
+def unsupported_ops(kinfo) -> list[Unsupported]:
+    """Every tile operation (a CTA-wide operation other than barrier, atomics and acquire /
+    release) in the kernel and the functions it inlines, in source order."""
+    found = []
+    stack = [kinfo.instance]
+    seen = set()
+    while stack:
+        inst = stack.pop()
+        views = _view_slices(inst)
+        for node_id, op in inst.ops.items():
+            if node_id in views:
+                continue
+            if op.cls is OpClass.CTA_WIDE and op.name not in LOWERED_CTA_WIDE:
+                key = (op.span, op.name)
+                if key not in seen:
+                    seen.add(key)
+                    what = op.name if op.name in ("qdot_t", "qmma_t") else f"{op.name} (a tile operation)"
+                    u = Unsupported(f"`{what}` is not supported by phobos-build yet", op.span,
+                                    help="tile operations arrive with the next part of the lowering; "
+                                         "phobos-check accepts this kernel")
+                    u.what = op.name
+                    found.append(u)
+        stack.extend(inst.calls.values())
+    # a slice that is the target or source of a reported copy or sweep is part of it
+    found = [u for u in found if not (u.what == "slice" and any(
+        o is not u and _inside(u.span, o.span) for o in found))]
+    found.sort(key=lambda u: (u.span.line, u.span.column))
+    return found
+
+
+def _view_slices(inst) -> set[int]:
+    """Slices that only name memory (no operation, §5): a `let` view's value, and a slice
+    passed to an inlined function's tensor or tile parameter."""
+    out = set()
+    for b in inst.decls.values():
+        if b.kind == "view" and isinstance(b.node, A.Let):
+            out.add(id(b.node.value))
+    for node in _walk(inst.node.body):
+        if isinstance(node, A.Call) and id(node) in inst.calls:
+            callee = inst.calls[id(node)]
+            for p, arg in zip(callee.node.params, node.args):
+                if p.type.kind in ("tensor", "tile") and isinstance(arg, A.Index) and not arg.is_point:
+                    out.add(id(arg))
+    return out
+
+
+def _walk(node):
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for name in getattr(type(n), "__slots__", ()):
+            if name == "span" or name.endswith("_span"):
+                continue
+            v = getattr(n, name)
+            for x in (v if isinstance(v, tuple) else (v,)):
+                if hasattr(type(x), "__slots__") and hasattr(x, "span"):
+                    stack.append(x)
+
+
+def _inside(a, b) -> bool:
+    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
+
+
+@dataclass
+class Frame:
+    inst: object
+    exit: ir.Block
+    result: object = None          # alloca of a function's result
+    result_t: object = None
+
+
+class KernelEmitter:
+    def __init__(self, module: ir.Module, kinfo, analysis, debug):
+        self.module = module
+        self.kinfo = kinfo
+        self.analysis = analysis
+        self.threads = kinfo.threads
+        self.debug = debug                 # DebugInfo or None
+        self.slots: dict[int, tuple] = {}  # binding uid -> ("value", Val) | ("var", ptr, t) | ("mem", MemRef)
+        self.twos_of: dict[int, int] = {}  # binding uid -> trailing zeros known of its value
+        self.extent_values: dict[str, ir.Value] = {}
+        self.frames: list[Frame] = []
+        self.loops: list[tuple[ir.Block, ir.Block]] = []
+        self.shared: dict[str, ir.GlobalVariable] = {}
+
+    # ================================================================ the function
+    def lower(self) -> ir.Function:
+        k = self.kinfo.kernel
+        params = []
+        for b in self.kinfo.params:
+            params.append(ir.PointerType(addrspace=GLOBAL) if isinstance(b.type, Tensor) else _param_ir(b.type))
+        params += [I32T] * len(self.kinfo.extents)
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), params), k.name)
+        fn.calling_convention = "ptx_kernel"
+        fn.attributes.add("nounwind")
+        self.fn = fn
+        for arg, b in zip(fn.args, self.kinfo.params):
+            if isinstance(b.type, Tensor):
+                arg.add_attribute("noalias")     # distinct tensor parameters do not alias (§9.5)
+                arg.attributes.align = 16        # checked by the runtime (§2)
+        entry = fn.append_basic_block("entry")
+        body = fn.append_basic_block("body")
+        self.alloca_builder = ir.IRBuilder(entry)
+        self.b = ir.IRBuilder(body)
+        self.ops = K.Ops(self.b)
+        self.addr = Addressing(self.b)
+        if self.debug is not None:
+            self.debug.attach(fn, k)
+            self.b.debug_metadata = self.debug.location(k.span)
+        self._bind_kernel_params(fn)
+        exit_bb = fn.append_basic_block("exit")
+        self.frames.append(Frame(self.kinfo.instance, exit_bb))
+        self.block(k.body)
+        self._close_into(exit_bb)
+        self.b.position_at_end(exit_bb)
+        self.b.ret_void()
+        self.alloca_builder.branch(body)
+        return fn
+
+    def _bind_kernel_params(self, fn):
+        inst = self.kinfo.instance
+        args = list(fn.args)
+        for arg, name in zip(args[len(self.kinfo.params):], self.kinfo.extents):
+            arg.name = name
+            self.extent_values[name] = arg
+        for b in inst.bindings:
+            if b.kind == "extent" and b.name in self.extent_values:
+                self.slots[b.uid] = ("value", Val(self.extent_values[b.name], I32))
+                self.twos_of[b.uid] = twos_of_int(self.kinfo.aligned[b.name]) if b.name in self.kinfo.aligned else 0
+        for arg, b in zip(args, self.kinfo.params):
+            arg.name = b.name
+            if isinstance(b.type, Tensor):
+                self.slots[b.uid] = ("mem", self._tensor_ref(arg, b.type))
+            else:
+                v = self.b.trunc(arg, I1) if b.type == BOOL else arg
+                self.slots[b.uid] = ("value", Val(v, b.type))
+
+    def _tensor_ref(self, ptr, t, space=GLOBAL) -> MemRef:
+        """Row-major: the stride of axis a is the product of the extents after it."""
+        axes = [Axis(self._product(t.shape[a + 1:]), d) for a, d in enumerate(t.shape)]
+        return MemRef(ptr, settle(t.elem), axes, [], space)
+
+    def _product(self, extents) -> Term:
+        const = 1
+        tw = 0
+        value = None
+        for d in extents:
+            if isinstance(d, int):
+                const *= d
+                continue
+            v, t = self._extent64(d)
+            tw += t
+            value = v if value is None else ("mul", value, v)
+        tw += twos_of_int(const)
+        if value is None:
+            return Term(const, twos_of_int(const))
+        if const != 1:
+            value = ("mul", value, const)
+        return Term(value, min(INFINITE, tw))
+
+    def _extent64(self, name: str):
+        v = self.extent_values.get(name)
+        if v is None:
+            raise LoweringError(f"runtime extent `{name}` has no value")
+        key = "__x64_" + name
+        cached = self.extent_values.get(key)
+        if cached is None:
+            cached = self.alloca_builder.sext(v, I64)  # once, at the entry
+            self.extent_values[key] = cached
+        tw = twos_of_int(self.kinfo.aligned[name]) if name in self.kinfo.aligned else 0
+        return cached, tw
+
+    # ================================================================ helpers
+    @property
+    def inst(self):
+        return self.frames[-1].inst
+
+    def type_of(self, e):
+        t = self.inst.types.get(id(e))
+        if t is None:
+            raise LoweringError(f"no type recorded for {type(e).__name__}", getattr(e, "span", None))
+        return settled(t)
+
+    def binding(self, name: A.Name):
+        b = self.inst.resolution.get(id(name))
+        if b is None:
+            raise LoweringError(f"`{name.id}` has no binding", name.span)
+        return b
+
+    def const_int(self, e) -> int | None:
+        def const_value(n):
+            b = self.inst.resolution.get(id(n))
+            if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int):
+                return b.const_value
+            return None
+        f = affine(e, const_value, lambda node: None)
+        return constant_of(f) if f is not None else None
+
+    def twos(self, e) -> int:
+        return twos(e, self._name_twos, self._ctx_twos)
+
+    def _name_twos(self, n: A.Name) -> int:
+        b = self.inst.resolution.get(id(n))
+        if b is None:
+            return 0
+        if b.kind == "const" and isinstance(b.const_value, int) and not isinstance(b.const_value, bool):
+            return twos_of_int(b.const_value)
+        if b.kind == "function-dim" and isinstance(b.const_value, int):
+            return twos_of_int(b.const_value)
+        return self.twos_of.get(b.uid, 0)
+
+    def _ctx_twos(self, c: A.CtxPath) -> int:
+        if c.path == ("threads",):
+            return twos_of_int(self.threads)
+        if c.path == ("warps",):
+            return twos_of_int(self.threads // 32)
+        if c.path == ("lanes",):
+            return 5
+        return 0
+
+    def kind(self, e) -> int:
+        return expr_kind(self.analysis, e, self.inst)
+
+    def alloca(self, ty, name=""):
+        return self.alloca_builder.alloca(ty, name=name)
+
+    def shared_buffer(self, name: str, ty: ir.Type) -> ir.Value:
+        g = self.shared.get(name)
+        if g is None:
+            g = ir.GlobalVariable(self.module, ty, f"{name}_{self.kinfo.kernel.name}", addrspace=SHARED)
+            g.linkage = "internal"
+            g.align = 16
+            g.initializer = ir.Constant(ty, ir.Undefined)
+            self.shared[name] = opaque(g)
+        return self.shared[name]
+
+    def ctx(self, path) -> ir.Value:
+        return K.CTX[path](self.ops, self.threads)
+
+    def _close_into(self, target: ir.Block) -> None:
+        if not self.b.block.is_terminated:
+            self.b.branch(target)
+
+    def _dead_block(self) -> None:
+        """Statements after a jump are unreachable; they go into a block with no predecessor."""
+        self.b.position_at_end(self.fn.append_basic_block("after_jump"))
+
+    def to(self, val: Val, t) -> Val:
+        """Convert ``val`` to type ``t`` (a Scalar or a Run); a scalar broadcasts over a run."""
+        t = settled(t)
+        if isinstance(t, Run):
+            if isinstance(val.t, Run):
+                if val.t.n != t.n:
+                    raise LoweringError(f"run of {val.t.n} used as run of {t.n}")
+                return Val(convert(self.b, val.v, val.t.elem, t.elem), t)
+            s = convert(self.b, val.v, val.t, t.elem)
+            return Val(splat(self.b, s, t.n), t)
+        if isinstance(val.t, Run):
+            raise LoweringError(f"a run used where a {t} is needed")
+        return Val(convert(self.b, val.v, val.t, t), t)
+
+    def cond(self, e) -> ir.Value:
+        v = self.expr(e)
+        if v.t != BOOL:
+            raise LoweringError("a condition that is not a bool", e.span)
+        return v.v
+
+    # ================================================================ statements
+    def block(self, blk: A.Block) -> None:
+        for s in blk.stmts:
+            self.stmt(s)
+
+    def stmt(self, s) -> None:
+        if self.debug is not None:
+            self.b.debug_metadata = self.debug.location(s.span)
+        getattr(self, "stmt_" + type(s).__name__)(s)
+
+    def stmt_Let(self, s: A.Let) -> None:
+        b = self.inst.decls[id(s)]
+        if b.kind == "view" or isinstance(b.type, Tile):
+            self.slots[b.uid] = ("mem", self.memref(s.value))
+            return
+        val = self.to(self.expr(s.value), b.type)
+        self.slots[b.uid] = ("value", val)
+        if isinstance(b.type, Scalar) and b.type.is_int:
+            self.twos_of[b.uid] = self.twos(s.value)
+
+    def stmt_Var(self, s: A.Var) -> None:
+        b = self.inst.decls[id(s)]
+        t = settled(b.type)
+        if isinstance(t, Tile):
+            if s.value is not None:
+                raise Unsupported("a tile initializer is not supported by phobos-build yet", s.span)
+            self.slots[b.uid] = ("mem", self._tile(b, t))
+            return
+        ptr = self.alloca(value_ir(t), name=s.name)
+        init = self.to(self.expr(s.value), t) if s.value is not None else Val(_zero(t), t)
+        self.b.store(init.v, ptr)
+        self.slots[b.uid] = ("var", ptr, t)
+
+    def _tile(self, b, t: Tile) -> MemRef:
+        count = 1
+        for d in t.shape:
+            count *= d
+        g = ir.GlobalVariable(self.module, ir.ArrayType(memory_ir(t.elem), count),
+                              f"{b.name}_{b.uid}_{self.kinfo.kernel.name}", addrspace=SHARED)
+        g.linkage = "internal"
+        g.align = 16
+        g.initializer = ir.Constant(g.value_type, ir.Undefined)
+        return self._tensor_ref(opaque(g), t, SHARED)
+
+    def stmt_Assign(self, s: A.Assign) -> None:
+        target = s.target
+        binop = s.op[:-1] if s.op != "=" else None
+        if isinstance(target, A.Name):
+            b = self.binding(target)
+            slot = self.slots.get(b.uid)
+            if slot is None or slot[0] != "var":
+                raise LoweringError(f"assignment to `{b.name}`, which is not a var", s.span)
+            _, ptr, t = slot
+            value = self.expr(s.value)
+            if binop:
+                current = Val(self.b.load(ptr, typ=value_ir(t)), t)
+                value = self.binary(binop, current, value)
+            self.b.store(self.to(value, t).v, ptr)
+            return
+        if not isinstance(target, A.Index) or not isinstance(target.base, A.Name):
+            raise LoweringError("assignment to something that is not a place", s.span)
+        b = self.binding(target.base)
+        slot = self.slots.get(b.uid)
+        if isinstance(b.type, Run):                          # r[k] = e
+            _, ptr, t = slot
+            k = self.const_int(target.subs[0].index)
+            if k is None:
+                raise LoweringError("run element index is not constant", s.span)
+            vec = self.b.load(ptr, typ=value_ir(t))
+            value = self.expr(s.value)
+            if binop:
+                current = Val(self.b.extract_element(vec, ir.Constant(I32T, k)), t.elem)
+                value = self.binary(binop, current, value)
+            vec = self.b.insert_element(vec, self.to(value, t.elem).v, ir.Constant(I32T, k))
+            self.b.store(vec, ptr)
+            return
+        if not target.is_point:
+            raise Unsupported("a slice assignment (a tile operation) is not supported by phobos-build yet", s.span)
+        ref = slot[1]
+        terms = self.point_terms(ref, target.subs)
+        value = self.expr(s.value)
+        if binop:
+            current = Val(self.addr.load(ref, terms), ref.elem)
+            value = self.binary(binop, current, value)
+        self.addr.store(ref, terms, self.to(value, ref.elem).v)
+
+    def stmt_If(self, s: A.If) -> None:
+        c = self.cond(s.cond)
+        then_bb = self.fn.append_basic_block("then")
+        merge_bb = self.fn.append_basic_block("endif")
+        else_bb = self.fn.append_basic_block("else") if s.orelse is not None else merge_bb
+        self.b.cbranch(c, then_bb, else_bb)
+        self.b.position_at_end(then_bb)
+        self.block(s.then)
+        self._close_into(merge_bb)
+        if s.orelse is not None:
+            self.b.position_at_end(else_bb)
+            if isinstance(s.orelse, A.If):
+                self.stmt(s.orelse)
+            else:
+                self.block(s.orelse)
+            self._close_into(merge_bb)
+        self.b.position_at_end(merge_bb)
+
+    def stmt_While(self, s: A.While) -> None:
+        head = self.fn.append_basic_block("while")
+        body = self.fn.append_basic_block("while_body")
+        done = self.fn.append_basic_block("while_end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        self.b.cbranch(self.cond(s.cond), body, done)
+        self.b.position_at_end(body)
+        self.loops.append((head, done))
+        self.block(s.body)
+        self.loops.pop()
+        self._close_into(head)
+        self.b.position_at_end(done)
+
+    def stmt_For(self, s: A.For) -> None:
+        b = self.inst.decls[id(s)]
+        lt = settled(b.type)
+        lo = self.to(self.expr(s.args[0]), lt).v
+        hi = self.to(self.expr(s.args[1]), lt).v
+        step = self.to(self.expr(s.args[2]), lt).v if len(s.args) == 3 else ir.Constant(scalar_ir(lt), 1)
+        step_twos = self.twos(s.args[2]) if len(s.args) == 3 else 0
+        self.twos_of[b.uid] = min(self.twos(s.args[0]), step_twos)
+        ptr = self.alloca(scalar_ir(lt), name=s.var)
+        self.b.store(lo, ptr)
+        self.slots[b.uid] = ("var", ptr, lt)
+        head = self.fn.append_basic_block("for")
+        body = self.fn.append_basic_block("for_body")
+        latch = self.fn.append_basic_block("for_next")
+        done = self.fn.append_basic_block("for_end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        i = self.b.load(ptr, typ=scalar_ir(lt))
+        self.b.cbranch(self.b.icmp_signed("<", i, hi), body, done)
+        self.b.position_at_end(body)
+        self.loops.append((latch, done))
+        self.block(s.body)
+        self.loops.pop()
+        self._close_into(latch)
+        self.b.position_at_end(latch)
+        i = self.b.load(ptr, typ=scalar_ir(lt))
+        self.b.store(self.b.add(i, step, flags=("nsw",)), ptr)
+        back = self.b.branch(head)
+        unroll = self.const_int(s.unroll) if s.unroll is not None else None
+        back.set_metadata("llvm.loop", self._loop_md(unroll))
+        self.b.position_at_end(done)
+
+    def _loop_md(self, unroll: int | None):
+        m = self.module
+        props = [m.add_metadata([ir.MetaDataString(m, "llvm.loop.mustprogress")])]
+        if unroll is not None:
+            props.append(m.add_metadata([ir.MetaDataString(m, "llvm.loop.unroll.count"),
+                                         ir.Constant(I32T, unroll)]))
+        node = m.add_metadata([ir.MetaDataString(m, f"phobos.loop.{len(m.metadata)}")] + props)
+        node.operands = (node,) + tuple(props)       # a loop ID refers to itself (LangRef)
+        return node
+
+    def stmt_Break(self, s) -> None:
+        self.b.branch(self.loops[-1][1])
+        self._dead_block()
+
+    def stmt_Continue(self, s) -> None:
+        self.b.branch(self.loops[-1][0])
+        self._dead_block()
+
+    def stmt_Return(self, s: A.Return) -> None:
+        frame = self.frames[-1]
+        if s.value is not None and frame.result is not None:
+            self.b.store(self.to(self.expr(s.value), frame.result_t).v, frame.result)
+        self.b.branch(frame.exit)
+        self._dead_block()
+
+    def stmt_ExprStmt(self, s: A.ExprStmt) -> None:
+        e = s.expr
+        if isinstance(e, A.Call) and e.func in ATOMICS and id(e) not in self.inst.calls:
+            self.atomic(e, want_result=False)      # no result to hand out: no second barrier
+            return
+        self.expr(e)
+
+    # ================================================================ expressions
+    def expr(self, e) -> Val | None:
+        return getattr(self, "e_" + type(e).__name__)(e)
+
+    def e_IntLit(self, e) -> Val:
+        t = self.type_of(e)
+        return Val(const(t, e.value), t)
+
+    def e_FloatLit(self, e) -> Val:
+        t = self.type_of(e)
+        return Val(const(t, e.value), t)
+
+    def e_BoolLit(self, e) -> Val:
+        return Val(ir.Constant(I1, int(e.value)), BOOL)
+
+    def e_CtxPath(self, e: A.CtxPath) -> Val:
+        return Val(self.ctx(e.path), I32)
+
+    def e_Name(self, e: A.Name) -> Val:
+        b = self.binding(e)
+        if b.kind == "const" or (b.kind == "function-dim" and b.const_value is not None):
+            t = settled(b.type)
+            return Val(const(t, b.const_value), t)
+        slot = self.slots.get(b.uid)
+        if slot is None:
+            raise LoweringError(f"`{b.name}` has no value here", e.span)
+        if slot[0] == "value":
+            return slot[1]
+        if slot[0] == "var":
+            _, ptr, t = slot
+            return Val(self.b.load(ptr, typ=value_ir(t)), t)
+        raise LoweringError(f"`{b.name}` is memory, not a value", e.span)
+
+    def e_Unary(self, e: A.Unary) -> Val:
+        x = self.expr(e.operand)
+        rt = self.type_of(e)
+        if e.op == "!":
+            return Val(K.UNARY[("!", "bool")](self.ops, x.v), BOOL)
+        comp = arith_type(elem(rt))
+        xv = self.to(x, shape_like(rt, comp))
+        family = "float" if comp.is_float else "int"
+        r = K.UNARY[(e.op, family)](self.ops, xv.v)
+        return self.to(Val(r, shape_like(rt, comp)), rt)
+
+    def e_Binary(self, e: A.Binary) -> Val:
+        if e.op in ("&&", "||"):
+            return self.short_circuit(e)
+        lhs = self.expr(e.lhs)
+        rhs = self.expr(e.rhs)
+        return self.binary(e.op, lhs, rhs, self.type_of(e))
+
+    def short_circuit(self, e: A.Binary) -> Val:
+        """``a && b`` and ``a || b``: ``b`` runs only when ``a`` does not decide (§6)."""
+        left = self.cond(e.lhs)
+        left_bb = self.b.block
+        right_bb = self.fn.append_basic_block("rhs")
+        merge_bb = self.fn.append_basic_block("sc_end")
+        if e.op == "&&":
+            self.b.cbranch(left, right_bb, merge_bb)
+        else:
+            self.b.cbranch(left, merge_bb, right_bb)
+        self.b.position_at_end(right_bb)
+        right = self.cond(e.rhs)
+        right_end = self.b.block
+        self.b.branch(merge_bb)
+        self.b.position_at_end(merge_bb)
+        phi = self.b.phi(I1)
+        phi.add_incoming(ir.Constant(I1, 0 if e.op == "&&" else 1), left_bb)
+        phi.add_incoming(right, right_end)
+        return Val(phi, BOOL)
+
+    def binary(self, op: str, lhs: Val, rhs: Val, result_t=None) -> Val:
+        """``lhs op rhs`` with the typing of §3: operands join (i8/u8 promote to i32, f16/bf16
+        compute in f32), scalars broadcast over runs."""
+        n = lhs.t.n if isinstance(lhs.t, Run) else rhs.t.n if isinstance(rhs.t, Run) else None
+        le, re_ = settle(elem(lhs.t)), settle(elem(rhs.t))
+        if op in SHIFTS:
+            join = promote_int(le)
+        elif op in COMPARISONS and le == BOOL and re_ == BOOL:
+            join = BOOL
+        else:
+            join = arith_join(le, re_)
+            if join is None:
+                raise LoweringError(f"`{op}` of {le} and {re_}")
+            join = settle(join)
+        comp = arith_type(join) if join != BOOL else BOOL
+        shaped = (lambda t: Run(t, n)) if n else (lambda t: t)
+        x = self.to(lhs, shaped(comp)).v
+        y = self.to(rhs, shaped(comp)).v
+        if op in COMPARISONS:
+            return Val(K.compare(self.ops, op, x, y), shaped(BOOL))
+        family = "float" if comp.is_float else "int"
+        r = K.BINARY[(op, family)](self.ops, x, y)
+        out = Val(r, shaped(comp))
+        return self.to(out, shaped(join)) if join != comp else out
+
+    # ---------------------------------------------------------------- subscripts
+    def index_term(self, e) -> Term:
+        v = self.expr(e)
+        return Term(convert(self.b, v.v, v.t, T_I64), self.twos(e))
+
+    def point_terms(self, ref: MemRef, subs) -> list[Term]:
+        from .memory import scale
+        if len(subs) != len(ref.axes):
+            raise LoweringError("subscript count differs from the memory's rank")
+        return [scale(self.index_term(s.index), axis.stride) for s, axis in zip(subs, ref.axes)]
+
+    def memref(self, e) -> MemRef:
+        """The memory a tensor, tile or view expression names: a name, or a slice of one."""
+        if isinstance(e, A.Name):
+            slot = self.slots.get(self.binding(e).uid)
+            if slot is None or slot[0] != "mem":
+                raise LoweringError(f"`{e.id}` is not memory", e.span)
+            return slot[1]
+        if isinstance(e, A.Index) and isinstance(e.base, A.Name):
+            base = self.memref(e.base)
+            starts, keep, extents = [], [], []
+            for s in e.subs:
+                if isinstance(s, A.Point):
+                    starts.append(self.index_term(s.index))
+                    keep.append(False)
+                    extents.append(1)
+                elif isinstance(s, A.SpanSub):
+                    starts.append(self.index_term(s.start))
+                    keep.append(True)
+                    extents.append(self.const_int(s.length))
+                else:
+                    starts.append(self.index_term(s.lo) if s.lo is not None else Term(0, INFINITE))
+                    keep.append(True)
+                    extents.append(None)
+            return base.view(starts, keep, extents)
+        raise LoweringError(f"{type(e).__name__} does not name memory", getattr(e, "span", None))
+
+    def run_access(self, e: A.Index):
+        """(MemRef, terms of the first element, run axis, n) of a run ``A[i, j :+ n]``."""
+        from .memory import scale
+        ref = self.memref(e.base)
+        terms = []
+        axis = None
+        for a, (s, ax) in enumerate(zip(e.subs, ref.axes)):
+            if isinstance(s, A.Point):
+                terms.append(scale(self.index_term(s.index), ax.stride))
+                continue
+            start = s.start if isinstance(s, A.SpanSub) else s.lo
+            if start is not None:
+                terms.append(scale(self.index_term(start), ax.stride))
+            axis = a
+        t = self.type_of(e)
+        if axis is None or not isinstance(t, Run):
+            raise LoweringError("a run access without a run axis", e.span)
+        return ref, terms, axis, t.n
+
+    def e_Index(self, e: A.Index) -> Val:
+        b = self.binding(e.base)
+        if isinstance(b.type, Run):                                   # r[k]
+            k = self.const_int(e.subs[0].index)
+            vec = self.e_Name(e.base)
+            return Val(self.b.extract_element(vec.v, ir.Constant(I32T, k)), vec.t.elem)
+        t = self.type_of(e)
+        if isinstance(t, Run):                                        # a run load
+            ref, terms, axis, n = self.run_access(e)
+            return Val(self.addr.load_run(ref, terms, axis, n), Run(ref.elem, n))
+        if isinstance(t, Tile):
+            raise Unsupported("a slice used as a value (a tile operation) is not supported by phobos-build yet",
+                              e.span)
+        ref = self.memref(e.base)
+        return Val(self.addr.load(ref, self.point_terms(ref, e.subs)), ref.elem)
+
+    # ---------------------------------------------------------------- calls
+    def e_Call(self, e: A.Call) -> Val | None:
+        f = e.func
+        callee = self.inst.calls.get(id(e))
+        if callee is not None:
+            return self.inline(e, callee)
+        if f in SCALARS:
+            return self.to(self.expr(e.args[0]), self.type_of(e))
+        handler = getattr(self, "call_" + f, None)
+        if handler is not None:
+            return handler(e)
+        if f in SCALAR_MATH:
+            return self.math(e)
+        if f in ATOMICS:
+            return self.atomic(e)
+        raise Unsupported(f"`{f}` is not supported by phobos-build yet", e.span)
+
+    def math(self, e: A.Call) -> Val:
+        rt = self.type_of(e)
+        f = e.func
+        args = [self.expr(a) for a in e.args]
+        if f == "popcount":
+            a = args[0]
+            el = settle(elem(a.t))
+            wide = T_I64 if el.name == "i64" else I32
+            # zero-extend narrow integers: popcount counts the bits of the value's own width
+            src = Scalar("u8") if el.name in ("i8", "u8") else el
+            a = self.to(Val(a.v, shape_like(a.t, src)), shape_like(a.t, wide))
+            return self._map(K.MATH[f], [a], rt, wide)
+        comp = arith_type(elem(rt))
+        args = [self.to(a, shape_like(rt, comp)) for a in args]
+        return self._map(K.MATH[f], args, rt, comp)
+
+    def _map(self, emitter, args: list[Val], rt, comp) -> Val:
+        """Apply a scalar emitter, elementwise over runs; convert to the result type."""
+        if isinstance(rt, Run):
+            results = []
+            for i in range(rt.n):
+                idx = ir.Constant(I32T, i)
+                results.append(emitter(self.ops, *[self.b.extract_element(a.v, idx) for a in args]))
+            out = ir.Constant(ir.VectorType(results[0].type, rt.n), ir.Undefined)
+            for i, r in enumerate(results):
+                out = self.b.insert_element(out, r, ir.Constant(I32T, i))
+            return self.to(Val(out, Run(_scalar_of(results[0].type, comp), rt.n)), rt)
+        r = emitter(self.ops, *[a.v for a in args])
+        return self.to(Val(r, _scalar_of(r.type, comp)), rt)
+
+    def call_where(self, e: A.Call) -> Val:
+        rt = self.type_of(e)
+        c = self.expr(e.args[0])
+        a = self.to(self.expr(e.args[1]), rt)
+        b = self.to(self.expr(e.args[2]), rt)
+        cv = c.v
+        if isinstance(rt, Run) and not isinstance(c.t, Run):
+            cv = splat(self.b, cv, rt.n)
+        return Val(self.b.select(cv, a.v, b.v), rt)
+
+    def call_elem(self, e: A.Call) -> Val:
+        return self.to(self.expr(e.args[0]), self.type_of(e))
+
+    def call_sum(self, e: A.Call) -> Val:
+        rt = self.type_of(e)
+        arg = e.args[0]
+        dp = self._dp4a(arg, rt)
+        if dp is not None:
+            return dp
+        run = self.expr(arg)
+        v = self.to(run, Run(rt, run.t.n)).v
+        parts = [self.b.extract_element(v, ir.Constant(I32T, i)) for i in range(run.t.n)]
+        while len(parts) > 1:                      # a pairwise tree (§10: order unspecified)
+            nxt = [K.FOLD["sum"](self.ops, parts[i], parts[i + 1]) for i in range(0, len(parts) - 1, 2)]
+            if len(parts) % 2:
+                nxt.append(parts[-1])
+            parts = nxt
+        return Val(parts[0], rt)
+
+    def _dp4a(self, arg, rt) -> Val | None:
+        """``sum(a * b)`` or ``sum(a)`` over i8/u8 runs whose length is a multiple of 4: one
+        dp4a per four bytes (§7)."""
+        if rt != I32:
+            return None
+        if isinstance(arg, A.Binary) and arg.op == "*":
+            lt, rt_ = self.type_of(arg.lhs), self.type_of(arg.rhs)
+            if not (isinstance(lt, Run) and isinstance(rt_, Run)):
+                return None
+            if lt.elem.name not in ("i8", "u8") or rt_.elem.name not in ("i8", "u8") or lt.n % 4:
+                return None
+            a, b = self.expr(arg.lhs), self.expr(arg.rhs)
+            signs = (lt.elem.name == "i8", rt_.elem.name == "i8")
+        else:
+            t = self.type_of(arg)
+            if not (isinstance(t, Run) and t.elem.name in ("i8", "u8") and t.n % 4 == 0):
+                return None
+            a = self.expr(arg)
+            b = Val(ir.Constant(ir.VectorType(I8, t.n), [1] * t.n), Run(Scalar("i8"), t.n))
+            signs = (t.elem.name == "i8", True)
+        acc = ir.Constant(I32T, 0)
+        for g in range(a.t.n // 4):
+            mask = ir.Constant(ir.VectorType(I32T, 4), list(range(4 * g, 4 * g + 4)))
+            a4 = self.b.bitcast(self.b.shuffle_vector(a.v, ir.Constant(a.v.type, ir.Undefined), mask), I32T)
+            b4 = self.b.bitcast(self.b.shuffle_vector(b.v, ir.Constant(b.v.type, ir.Undefined), mask), I32T)
+            acc = K.dp4a(self.ops, a4, b4, acc, *signs)
+        return Val(acc, I32)
+
+    def call_store(self, e: A.Call) -> None:
+        dst, value = e.args
+        ref, terms, axis, n = self.run_access(dst)
+        v = self.to(self.expr(value), Run(ref.elem, n))
+        self.addr.store_run(ref, terms, axis, n, v.v)
+        return None
+
+    def call_barrier(self, e: A.Call) -> None:
+        K.barrier(self.ops)
+        return None
+
+    def _element(self, target: A.Index):
+        ref = self.memref(target.base)
+        terms = self.point_terms(ref, target.subs)
+        ptr, align = self.addr.element_ptr(ref, terms)
+        return ref, ptr, align
+
+    def atomic(self, e: A.Call, want_result: bool = True) -> Val | None:
+        ref, ptr, _ = self._element(e.args[0])
+        t = ref.elem
+        values = [self.to(self.expr(a), t).v for a in e.args[1:]]
+        emitter = K.ATOMIC[e.func]
+        r = C.once_per_cta(self, lambda: emitter(self.ops, ptr, *values), t if want_result else None)
+        return Val(r, t) if want_result else None
+
+    def call_load_acquire(self, e: A.Call) -> Val:
+        ref, ptr, align = self._element(e.args[0])
+        t = ref.elem
+        r = C.once_per_cta(self, lambda: K.load_acquire(self.ops, ptr, memory_ir(t), align), t)
+        if t == BOOL:
+            r = self.b.icmp_unsigned("!=", r, ir.Constant(I8, 0)) if r.type == I8 else r
+        return Val(r, t)
+
+    def call_store_release(self, e: A.Call) -> None:
+        ref, ptr, align = self._element(e.args[0])
+        t = ref.elem
+        v = self.to(self.expr(e.args[1]), t).v
+        if t == BOOL:
+            v = self.b.zext(v, I8)
+        C.once_per_cta(self, lambda: K.store_release(self.ops, v, ptr, align), None)
+        return None
+
+    # ---------------------------------------------------------------- generic calls
+    def e_GenericCall(self, e: A.GenericCall) -> Val:
+        rt = self.type_of(e)
+        x = self.expr(e.args[0])
+        if e.mode == "over":
+            kind = self.kind(e.args[0])
+            if e.param.path == ("lane",):
+                return Val(C.lane_collective(self.ops, e.func, x.v, x.t, rt, kind), rt)
+            return Val(C.cta_collective(self, e.func, x.v, x.t, rt, kind), rt)
+        x = self.to(x, rt)
+        lane_operand = self.to(self.expr(e.param), I32).v
+        same_in_warp = self.kind(e.param) <= WARP_UNIFORM
+        return Val(C.shuffle(self.ops, e.mode, x.v, rt, lane_operand, self.ctx(("lane",)), same_in_warp), rt)
+
+    # ---------------------------------------------------------------- inlined functions
+    def inline(self, call: A.Call, callee) -> Val | None:
+        fn: A.Function = callee.node
+        # arguments are evaluated in the caller
+        bound = []
+        for p, a in zip(fn.params, call.args):
+            pb = callee.decls.get(id(p))
+            if pb is None:
+                raise LoweringError(f"parameter `{p.name}` of `{fn.name}` has no binding", call.span)
+            if isinstance(pb.type, (Tensor, Tile)):
+                bound.append((pb, ("mem", self.memref(a)), None))
+            else:
+                bound.append((pb, ("value", self.to(self.expr(a), pb.type)), self.twos(a)))
+        exit_bb = self.fn.append_basic_block(f"{fn.name}_end")
+        frame = Frame(callee, exit_bb)
+        ret_t = settled(callee.ret_type) if callee.ret_type is not None else None
+        if isinstance(ret_t, (Scalar, Run)):
+            frame.result = self.alloca(value_ir(ret_t), name=f"{fn.name}_result")
+            frame.result_t = ret_t
+        for pb, slot, tw in bound:
+            self.slots[pb.uid] = slot
+            if tw is not None:
+                self.twos_of[pb.uid] = tw
+        self._bind_function_dims(callee, fn)
+        saved_loops = self.loops
+        self.loops = []
+        self.frames.append(frame)
+        saved_dbg = self.b.debug_metadata
+        self.block(fn.body)
+        self.frames.pop()
+        self.loops = saved_loops
+        self.b.debug_metadata = saved_dbg
+        self._close_into(exit_bb)
+        self.b.position_at_end(exit_bb)
+        if frame.result is not None:
+            return Val(self.b.load(frame.result, typ=value_ir(ret_t)), ret_t)
+        return None
+
+    def _bind_function_dims(self, callee, fn: A.Function) -> None:
+        """A function's dimension names take the extents of the arguments' shapes."""
+        names: dict[str, object] = {}
+        for p in fn.params:
+            pb = callee.decls.get(id(p))
+            if pb is None or not isinstance(pb.type, (Tensor, Tile)):
+                continue
+            for d, actual in zip(p.type.dims, pb.type.shape):
+                if isinstance(d, A.DimName):
+                    names.setdefault(d.name, actual)
+        for b in callee.bindings:
+            if b.kind != "function-dim" or b.const_value is not None:
+                continue
+            actual = names.get(b.name)
+            if isinstance(actual, int):
+                self.slots[b.uid] = ("value", Val(ir.Constant(I32T, actual), I32))
+                self.twos_of[b.uid] = twos_of_int(actual)
+            elif isinstance(actual, str) and actual in self.extent_values:
+                self.slots[b.uid] = ("value", Val(self.extent_values[actual], I32))
+                self.twos_of[b.uid] = twos_of_int(self.kinfo.aligned[actual]) if actual in self.kinfo.aligned else 0
+
+
+def _scalar_of(ty: ir.Type, fallback: Scalar) -> Scalar:
+    s = str(ty)
+    return {"float": F32, "double": SCALARS["f64"], "i32": I32, "i64": T_I64, "i1": BOOL,
+            "half": SCALARS["f16"], "bfloat": SCALARS["bf16"]}.get(s, fallback)
+
+
+def opaque(g: ir.GlobalVariable) -> ir.Value:
+    """The global as an opaque ``ptr addrspace(N)`` (llvmlite types globals' pointers)."""
+    return ir.FormattedConstant(ir.PointerType(addrspace=g.type.addrspace), g.get_reference())
+
+
+def _param_ir(t):
+    if t == BOOL:
+        return I8
+    return scalar_ir(settle(t))
+
+
+def _zero(t):
+    ty = value_ir(t)
+    if isinstance(t, Run):
+        el = settle(t.elem)
+        return ir.Constant(ty, [const(el, 0)] * t.n)
+    return const(t, 0)

@@ -1,0 +1,178 @@
+"""The llvmlite stages of the lowering, in one place:
+
+1. **build**: the checked kernel -> an ``llvmlite.ir`` module (emit.py), kernel attributes
+   (``ptx_kernel``, ``.maxntid``, ``.minnctapersm``, ``.maxnreg``) and line information;
+2. **parse and verify**: the module's text through LLVM's parser and verifier;
+3. **passes**: LLVM's O3 pipeline for the NVPTX target machine;
+4. **PTX**: the target machine's assembly printer.
+
+Between stages the lowering checks its own invariants: the module verifies before any pass
+runs, the kernel is still an ``.entry`` after optimization, and the ``.version`` line is the PTX
+ISA asked for (LLVM falls back silently to an older one on a misspelt feature). Stages 3 and 4
+run in a forked child process: an invalid construct can make LLVM abort the whole process
+("Cannot select", "no libcall available"), and in a child that becomes internal error PH901
+with LLVM's own message instead of the death of the caller.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+from .errors import LoweringError
+
+TRIPLE = "nvptx64-nvidia-cuda"
+PTX_ISA = "8.6"                      # accepted by ptxas 13.0 and by the R580 driver
+PTX_FEATURES = "+ptx86"
+TARGETS = tuple(f"sm_{n}" for n in (75, 80, 86, 87, 89, 90))
+
+_llvm_ready = False
+
+
+def _llvm():
+    global _llvm_ready
+    import llvmlite.binding as llvm
+    if not _llvm_ready:
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+        _llvm_ready = True
+    return llvm
+
+
+def target_machine(arch: str):
+    if arch not in TARGETS:
+        raise LoweringError(f"unsupported target {arch} (phobos-build targets {', '.join(TARGETS)})")
+    llvm = _llvm()
+    target = llvm.Target.from_triple(TRIPLE)
+    return target.create_target_machine(cpu=arch, features=PTX_FEATURES, opt=3)
+
+
+@dataclass
+class Compiled:
+    llvm_ir: str          # the module as built (stage 1), before optimization
+    ptx: str
+
+
+# ---------------------------------------------------------------- stage 1: build
+def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool = True):
+    import llvmlite.ir as ir
+
+    from .debug import DebugInfo
+    from .emit import KernelEmitter
+
+    tm = target_machine(arch)
+    module = ir.Module(name=kinfo.kernel.name)
+    module.triple = TRIPLE
+    module.data_layout = str(tm.target_data)
+    debug = DebugInfo(module, source_path) if line_info else None
+    fn = KernelEmitter(module, kinfo, analysis, debug).lower()
+    fn.linkage = "external"
+    # launch bounds as NVVM annotations (LLVM upgrades them to its nvvm.* function attributes)
+    i32 = ir.IntType(32)
+    annotations = module.add_named_metadata("nvvm.annotations")
+    bounds = [("maxntidx", kinfo.threads), ("minctasm", kinfo.min_blocks), ("maxnreg", kinfo.max_regs)]
+    for key, value in bounds:                       # .maxntid, .minnctapersm, .maxnreg
+        if value is not None:
+            annotations.add(module.add_metadata([fn, ir.MetaDataString(module, key), ir.Constant(i32, value)]))
+    return module
+
+
+def module_text(module) -> str:
+    """The module as LLVM 22 reads it: opaque pointers only (llvmlite would print the typed
+    pointers of its globals, which LLVM no longer parses)."""
+    import llvmlite.ir.types as T
+    saved = T.ir_layer_typed_pointers_enabled
+    T.ir_layer_typed_pointers_enabled = False
+    try:
+        return str(module)
+    finally:
+        T.ir_layer_typed_pointers_enabled = saved
+
+
+# ---------------------------------------------------------------- stage 2: parse and verify
+def parse_and_verify(text: str):
+    llvm = _llvm()
+    try:
+        mod = llvm.parse_assembly(text)
+        mod.verify()
+    except RuntimeError as e:
+        raise LoweringError(f"the LLVM module does not verify: {str(e).strip()}") from None
+    return mod
+
+
+# ---------------------------------------------------------------- stages 3 and 4: passes, PTX
+def optimize(mod, tm) -> None:
+    llvm = _llvm()
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(3))
+    pb.getModulePassManager().run(mod, pb)
+
+
+def emit_ptx(mod, tm) -> str:
+    return tm.emit_assembly(mod)
+
+
+def check_ptx(ptx: str, entry: str, arch: str) -> None:
+    m = re.search(r"^\.version\s+(\S+)", ptx, re.M)
+    if m is None or m.group(1) != PTX_ISA:
+        raise LoweringError(f"LLVM emitted PTX ISA {m.group(1) if m else '?'} instead of {PTX_ISA}")
+    if not re.search(rf"^\.target\s+{arch}\b", ptx, re.M):
+        raise LoweringError(f"the PTX does not target {arch}")
+    if not re.search(rf"\.entry\s+{re.escape(entry)}\s*\(", ptx):
+        raise LoweringError(f"`{entry}` is not a kernel entry in the PTX (it became a .func?)")
+
+
+def compile_kernel(kinfo, analysis, arch: str, source_path: str) -> Compiled:
+    """All four stages for one kernel."""
+    module = build_module(kinfo, analysis, arch, source_path)
+    text = module_text(module)
+    mod = parse_and_verify(text)
+    tm = target_machine(arch)
+
+    def codegen() -> str:
+        optimize(mod, tm)
+        mod.verify()
+        return emit_ptx(mod, tm)
+
+    ptx = run_isolated(codegen)
+    check_ptx(ptx, kinfo.kernel.name, arch)
+    return Compiled(text, ptx)
+
+
+def run_isolated(work) -> str:
+    """Run ``work()`` (which returns text) in a forked child, so that an LLVM abort cannot take
+    the caller down; any failure of the child becomes a LoweringError with what it printed.
+    ``PHOBOS_LOWERING_INPROCESS=1`` (or a platform without fork) runs it here instead."""
+    if not hasattr(os, "fork") or os.environ.get("PHOBOS_LOWERING_INPROCESS") == "1":
+        return work()
+    read_fd, write_fd = os.pipe()
+    with tempfile.TemporaryFile() as err:
+        pid = os.fork()
+        if pid == 0:                                   # the child: never returns
+            status = 0
+            try:
+                os.close(read_fd)
+                os.dup2(err.fileno(), 2)
+                import faulthandler
+                faulthandler.disable()                 # the abort's report is LLVM's message
+                data = work().encode()
+                with os.fdopen(write_fd, "wb") as out:
+                    out.write(data)
+            except BaseException as exc:               # noqa: BLE001 - reported to the parent
+                try:
+                    os.write(2, f"\n{type(exc).__name__}: {exc}".encode())
+                finally:
+                    status = 3
+            os._exit(status)
+        os.close(write_fd)
+        with os.fdopen(read_fd, "rb") as inp:
+            data = inp.read()
+        _, status = os.waitpid(pid, 0)
+        if status != 0:
+            err.seek(0)
+            message = err.read().decode("utf-8", "replace").strip()
+            how = (f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+                   else f"exited with status {os.WEXITSTATUS(status)}")
+            raise LoweringError(f"LLVM code generation {how}: {message[-2000:] or 'no message'}")
+        return data.decode()

@@ -1,0 +1,330 @@
+"""Launch a built kernel from its PTX and manifest (DESIGN.md) on the GPU.
+
+Self-contained: this module imports only the standard library and numpy (plus, lazily, the GPU
+backend), so it runs on a machine without the analyzer, llvmlite, lark, networkx or z3, and it
+can be loaded straight from its file. Backends, in order of preference: **pycuda**, then
+cuda.core, then cupy (``PHOBOS_GPU_BACKEND`` forces one).
+
+Arguments follow the manifest's parameters, positionally or by name: a tensor is a numpy array
+(copied to the device and back after the launch) or any device array exposing
+``__cuda_array_interface__`` (used in place); a scalar is a Python or numpy number. Before
+launching, every tensor is checked against the manifest (dtype, rank, static extents, one value
+per runtime extent, C-contiguity, 16-byte alignment of device pointers) and every ``@aligned``
+promise is checked on the extents; the runtime extents are passed after the parameters as i32
+(LANGUAGE §10). The block size is the manifest's; the caller gives the grid.
+
+    kernel = Kernel.load("out", "lanes_matvec")
+    kernel(W, x, y, grid=(N // 4,))
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MANIFEST_VERSION = 1
+BACKENDS = ("pycuda", "cuda.core", "cupy")
+_I32_MAX = 2**31 - 1
+
+
+class LaunchError(Exception):
+    """A launch the runtime refuses (bad arguments) or the driver failed (a clear message)."""
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    if name == "bf16":
+        try:
+            import ml_dtypes
+        except ImportError as e:  # pragma: no cover - ml_dtypes is a dependency
+            raise LaunchError("bf16 tensors need the ml_dtypes package (ml_dtypes.bfloat16)") from e
+        return np.dtype(ml_dtypes.bfloat16)
+    table = {"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i32": np.int32, "i64": np.int64,
+             "f16": np.float16, "f32": np.float32, "f64": np.float64}
+    if name not in table:
+        raise LaunchError(f"unknown dtype `{name}` in the manifest")
+    return np.dtype(table[name])
+
+
+@dataclass
+class Prepared:
+    """Validated arguments: what each parameter is, and the extents' values."""
+
+    tensors: list            # (param index, host numpy array or None, device pointer or None, nbytes)
+    scalars: dict            # param index -> numpy scalar
+    extents: dict            # name -> int, in manifest order
+    order: list              # per parameter: ("tensor", i) or ("scalar", i)
+
+
+class Kernel:
+    def __init__(self, ptx: str, manifest: dict, backend: str | None = None):
+        if manifest.get("version") != MANIFEST_VERSION:
+            raise LaunchError(f"manifest version {manifest.get('version')} is not {MANIFEST_VERSION}")
+        self.ptx = ptx
+        self.manifest = manifest
+        self.entry = manifest["entry"]
+        self.block = int(manifest["block"])
+        self._backend_name = backend or os.environ.get("PHOBOS_GPU_BACKEND") or None
+        self._backend = None
+
+    @classmethod
+    def load(cls, directory, entry: str, backend: str | None = None) -> "Kernel":
+        d = Path(directory)
+        return cls((d / f"{entry}.ptx").read_text(), json.loads((d / f"{entry}.json").read_text()), backend)
+
+    # ---------------------------------------------------------------- validation (no GPU)
+    def prepare(self, *args, **kwargs) -> Prepared:
+        params = self.manifest["params"]
+        values = list(args)
+        if len(values) > len(params):
+            raise LaunchError(f"`{self.entry}` takes {len(params)} arguments, not {len(values)}")
+        for p in params[len(values):]:
+            if p["name"] not in kwargs:
+                raise LaunchError(f"`{self.entry}`: missing argument `{p['name']}`")
+            values.append(kwargs.pop(p["name"]))
+        if kwargs:
+            raise LaunchError(f"`{self.entry}` has no parameter `{next(iter(kwargs))}`")
+        extents: dict[str, int] = {}
+        where: dict[str, str] = {}
+        tensors, scalars, order = [], {}, []
+        for i, (p, v) in enumerate(zip(params, values)):
+            if p["kind"] == "scalar":
+                scalars[i] = self._scalar(p, v)
+                order.append(("scalar", i))
+                continue
+            tensors.append(self._tensor(i, p, v, extents, where))
+            order.append(("tensor", len(tensors) - 1))
+        for name in self.manifest["extents"]:
+            if name not in extents:
+                raise LaunchError(f"extent `{name}` is not given by any tensor")
+            if not 0 <= extents[name] <= _I32_MAX:
+                raise LaunchError(f"extent `{name}` = {extents[name]} does not fit in i32")
+        for name, n in self.manifest.get("aligned", {}).items():
+            if name in extents and extents[name] % n:
+                raise LaunchError(f"`@aligned({name} = {n})` is broken: {name} = {extents[name]} "
+                                  f"(from {where[name]}) is not a multiple of {n}")
+        ordered = {name: extents[name] for name in self.manifest["extents"]}
+        return Prepared(tensors, scalars, ordered, order)
+
+    def _scalar(self, p, v):
+        dt = numpy_dtype(p["dtype"])
+        if isinstance(v, np.ndarray) and v.ndim > 0 or hasattr(v, "__cuda_array_interface__"):
+            raise LaunchError(f"`{p['name']}` is a scalar {p['dtype']}, not an array")
+        if p["dtype"] == "bool":
+            return np.uint8(bool(v))
+        try:
+            out = np.array(v).astype(dt, casting="same_kind" if not isinstance(v, (int, float)) else "unsafe")
+        except TypeError as e:
+            raise LaunchError(f"`{p['name']}` is a {p['dtype']}, not {type(v).__name__}") from e
+        if dt.kind in "iu" and isinstance(v, (int, np.integer)) and int(out) != int(v):
+            raise LaunchError(f"`{p['name']}` = {v} does not fit in {p['dtype']}")
+        return out[()]
+
+    def _tensor(self, i, p, v, extents, where):
+        name = p["name"]
+        want = numpy_dtype(p["dtype"])
+        cai = getattr(v, "__cuda_array_interface__", None)
+        if cai is not None:
+            shape = tuple(int(x) for x in cai["shape"])
+            dtype = np.dtype(cai["typestr"]) if p["dtype"] != "bf16" else _bf16_of(cai, want)
+            strides = cai.get("strides")
+            ptr = int(cai["data"][0])
+            if strides is not None and tuple(strides) != _c_strides(shape, dtype.itemsize):
+                raise LaunchError(f"`{name}` is not C-contiguous (strides {tuple(strides)})")
+            if ptr % 16:
+                raise LaunchError(f"`{name}` is not 16-byte aligned (device address 0x{ptr:x})")
+            host = None
+        elif isinstance(v, np.ndarray):
+            shape, dtype, ptr, host = v.shape, v.dtype, None, v
+            if not v.flags.c_contiguous:
+                raise LaunchError(f"`{name}` is not C-contiguous: pass np.ascontiguousarray({name})")
+        else:
+            raise LaunchError(f"`{name}` is a tensor: pass a numpy array or a device array "
+                              f"(__cuda_array_interface__), not {type(v).__name__}")
+        if dtype != want:
+            raise LaunchError(f"`{name}` holds {p['dtype']} ({want}), not {dtype}")
+        dims = p["shape"]
+        if len(shape) != len(dims):
+            raise LaunchError(f"`{name}` has rank {len(dims)} {_shape(dims)}, not {len(shape)} {list(shape)}")
+        for axis, (d, actual) in enumerate(zip(dims, shape)):
+            if isinstance(d, int):
+                if d != actual:
+                    raise LaunchError(f"`{name}` has extent {d} on axis {axis}, not {actual}")
+            elif d in extents and extents[d] != actual:
+                raise LaunchError(f"extent `{d}` is {extents[d]} (from {where[d]}) but {actual} in `{name}` "
+                                  f"(axis {axis})")
+            else:
+                extents[d] = int(actual)
+                where.setdefault(d, f"`{name}` axis {axis}")
+        nbytes = int(np.prod(shape, dtype=np.int64)) * want.itemsize
+        return (i, host, ptr, nbytes)
+
+    # ---------------------------------------------------------------- launching
+    def __call__(self, *args, grid, stream=None, **kwargs) -> None:
+        grid = _grid(grid)
+        prepared = self.prepare(*args, **kwargs)
+        backend = self._load_backend()
+        try:
+            backend.launch(self, prepared, grid, stream)
+        except LaunchError:
+            raise
+        except Exception as e:   # a driver error: say which kernel, with the driver's words
+            raise LaunchError(f"launch of `{self.entry}` (grid {grid}, block {self.block}) failed "
+                              f"on {backend.name}: {e}") from e
+
+    def _load_backend(self):
+        if self._backend is None:
+            self._backend = _open_backend(self._backend_name, self.ptx, self.entry)
+        return self._backend
+
+
+def _bf16_of(cai, want):
+    # __cuda_array_interface__ has no bfloat16 typestr; '<V2' (or '<u2' with a descr) carries it
+    ts = cai["typestr"]
+    return want if ts in ("<V2", "|V2", "<u2") else np.dtype(ts)
+
+
+def _c_strides(shape, itemsize):
+    out, acc = [], itemsize
+    for d in reversed(shape):
+        out.insert(0, acc)
+        acc *= d
+    return tuple(out)
+
+
+def _shape(dims):
+    return "[" + ", ".join(str(d) for d in dims) + "]"
+
+
+def _grid(grid):
+    if isinstance(grid, int):
+        grid = (grid,)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
+        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+def _params(kernel: Kernel, prepared: Prepared, pointers: list) -> list:
+    """The launch parameters in order: parameters (device pointers as uint64, scalars as their
+    numpy type), then every runtime extent as int32."""
+    out = []
+    for kind, i in prepared.order:
+        out.append(np.uint64(pointers[i]) if kind == "tensor" else prepared.scalars[i])
+    out.extend(np.int32(v) for v in prepared.extents.values())
+    return out
+
+
+# ---------------------------------------------------------------- backends
+def _open_backend(name, ptx, entry):
+    names = [name] if name else list(BACKENDS)
+    errors = []
+    for n in names:
+        try:
+            return {"pycuda": _PyCuda, "cuda.core": _CudaCore, "cupy": _CuPy}[n](ptx, entry)
+        except KeyError:
+            raise LaunchError(f"unknown GPU backend `{n}` (one of {', '.join(BACKENDS)})") from None
+        except ImportError as e:
+            errors.append(f"{n}: not installed ({e})")
+        except Exception as e:   # noqa: BLE001 - no device, no driver: try the next backend
+            errors.append(f"{n}: {type(e).__name__}: {e}")
+    raise LaunchError("no GPU backend could load the kernel: " + "; ".join(errors))
+
+
+class _PyCuda:
+    name = "pycuda"
+
+    def __init__(self, ptx, entry):
+        import pycuda.driver as cuda
+        cuda.init()
+        if cuda.Context.get_current() is None:
+            self._ctx = cuda.Device(int(os.environ.get("PHOBOS_GPU_DEVICE", "0"))).retain_primary_context()
+            self._ctx.push()
+        self.cuda = cuda
+        self.module = cuda.module_from_buffer(ptx.encode(), options=[(cuda.jit_option.GENERATE_LINE_INFO, 1)])
+        self.fn = self.module.get_function(entry)
+
+    def launch(self, kernel, prepared, grid, stream):
+        cuda = self.cuda
+        pointers, copies = [], []
+        for (_i, host, ptr, nbytes) in prepared.tensors:
+            if host is None:
+                pointers.append(ptr)
+                continue
+            buf = cuda.mem_alloc(max(nbytes, 1))
+            cuda.memcpy_htod(buf, host)
+            copies.append((buf, host))
+            pointers.append(int(buf))
+        self.fn(*_params(kernel, prepared, pointers), block=(kernel.block, 1, 1), grid=grid, stream=stream)
+        if copies:
+            (stream.synchronize() if stream is not None else cuda.Context.synchronize())
+            for buf, host in copies:
+                cuda.memcpy_dtoh(host, buf)
+                buf.free()
+
+
+class _CuPy:
+    name = "cupy"
+
+    def __init__(self, ptx, entry):
+        import tempfile
+
+        import cupy
+        self.cp = cupy
+        with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
+            f.write(ptx)
+            path = f.name
+        try:
+            self.fn = cupy.RawModule(path=path).get_function(entry)
+        finally:
+            os.unlink(path)
+
+    def launch(self, kernel, prepared, grid, stream):
+        cp = self.cp
+        pointers, copies = [], []
+        for (_i, host, ptr, _n) in prepared.tensors:
+            if host is None:
+                pointers.append(ptr)
+                continue
+            dev = cp.asarray(host.view(np.uint8) if host.dtype.kind == "V" else host)
+            copies.append((dev, host))
+            pointers.append(dev.data.ptr)
+        args = tuple(_params(kernel, prepared, pointers))
+        if stream is not None:
+            with stream:
+                self.fn(grid, (kernel.block, 1, 1), args)
+        else:
+            self.fn(grid, (kernel.block, 1, 1), args)
+        cp.cuda.runtime.deviceSynchronize()
+        for dev, host in copies:
+            host[...] = cp.asnumpy(dev).view(host.dtype).reshape(host.shape)
+
+
+class _CudaCore:
+    """cuda.core: device arrays only (numpy arguments need pycuda or cupy for the copies)."""
+
+    name = "cuda.core"
+
+    def __init__(self, ptx, entry):
+        from cuda.core.experimental import Device, LaunchConfig, ObjectCode, launch
+        self.dev = Device()
+        self.dev.set_current()
+        code = ObjectCode.from_ptx(ptx) if hasattr(ObjectCode, "from_ptx") else ObjectCode(ptx.encode(), "ptx")
+        self.kernel = code.get_kernel(entry)
+        self.LaunchConfig, self.launch_fn = LaunchConfig, launch
+
+    def launch(self, kernel, prepared, grid, stream):
+        import ctypes
+        if any(host is not None for (_i, host, _p, _n) in prepared.tensors):
+            raise LaunchError("the cuda.core backend takes device arrays only; install pycuda for numpy arguments")
+        stream = stream or self.dev.create_stream()
+        pointers = [ptr for (_i, _h, ptr, _n) in prepared.tensors]
+        args = [ctypes.c_uint64(int(p)) if isinstance(p, np.uint64) else p for p in _params(kernel, prepared, pointers)]
+        self.launch_fn(stream, self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1)), self.kernel, *args)
+        stream.sync()
+
+
+__all__ = ["Kernel", "LaunchError", "Prepared", "numpy_dtype", "BACKENDS"]

@@ -1,0 +1,121 @@
+"""The GPU runtime without a GPU: it imports without the analyzer or llvmlite, and it checks
+arguments against the manifest (dtypes, ranks, extents, contiguity, alignment, @aligned
+promises) before any launch; the build cache compiles once."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lowering_tools import REPO
+
+from phobos_tools.lowering.runtime import Kernel, LaunchError
+
+MANIFEST = {"version": 1, "entry": "lanes_matvec", "target": "sm_90", "ptx_version": "8.6", "block": 128,
+            "dynamic_shared_bytes": 0,
+            "params": [{"name": "W", "kind": "tensor", "dtype": "f32", "shape": ["N", "K"]},
+                       {"name": "x", "kind": "tensor", "dtype": "f32", "shape": [1, "K"]},
+                       {"name": "y", "kind": "tensor", "dtype": "f32", "shape": [1, "N"]},
+                       {"name": "s", "kind": "scalar", "dtype": "f32"}],
+            "extents": ["N", "K"], "aligned": {"K": 128}, "resources": None}
+
+
+def kernel():
+    return Kernel("// no ptx needed to validate", MANIFEST)
+
+
+def arrays(n=8, k=256):
+    return np.zeros((n, k), np.float32), np.zeros((1, k), np.float32), np.zeros((1, n), np.float32)
+
+
+def test_runtime_imports_without_the_analyzer_and_llvmlite():
+    code = ("import importlib.util, sys\n"
+            "sys.modules['llvmlite'] = None; sys.modules['lark'] = None; sys.modules['z3'] = None\n"
+            f"spec = importlib.util.spec_from_file_location('rt', {str(REPO / 'lowering' / 'runtime.py')!r})\n"
+            "rt = importlib.util.module_from_spec(spec); sys.modules['rt'] = rt; spec.loader.exec_module(rt)\n"
+            "assert not any('analyzer' in m for m in sys.modules)\n"
+            "print(rt.Kernel.__name__)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "Kernel", out.stderr
+
+
+def test_extents_come_from_the_shapes():
+    p = kernel().prepare(*arrays(), 2.0)
+    assert p.extents == {"N": 8, "K": 256}
+    assert p.scalars[3] == np.float32(2.0) and p.scalars[3].dtype == np.float32
+
+
+def test_keywords():
+    W, x, y = arrays()
+    assert kernel().prepare(W, x=x, y=y, s=1).extents == {"N": 8, "K": 256}
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda a: (a[0].astype(np.float64), a[1], a[2]), "holds f32"),
+    (lambda a: (a[0], a[1].reshape(-1), a[2]), "rank 2"),
+    (lambda a: (a[0], np.zeros((2, 256), np.float32), a[2]), "extent 1 on axis 0"),
+    (lambda a: (a[0], np.zeros((1, 384), np.float32), a[2]), "extent `K` is 256"),
+    (lambda a: (np.zeros((8, 100), np.float32), np.zeros((1, 100), np.float32), a[2]), "@aligned(K = 128)"),
+    (lambda a: (np.asfortranarray(np.zeros((8, 256), np.float32)), a[1], a[2]), "not C-contiguous"),
+    (lambda a: (a[0][:, ::2], a[1], a[2]), ""),
+    (lambda a: ([[0.0]], a[1], a[2]), "numpy array"),
+])
+def test_bad_arguments_are_refused_before_launch(change, message):
+    with pytest.raises(LaunchError) as e:
+        kernel().prepare(*change(arrays()), 1.0)
+    assert message in str(e.value)
+
+
+def test_device_arrays_are_checked_for_alignment():
+    class Dev:
+        def __init__(self, shape, ptr, strides=None):
+            self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (ptr, False),
+                                             "strides": strides, "version": 3}
+    W, x, y = Dev((8, 256), 0x1000), Dev((1, 256), 0x2000), Dev((1, 8), 0x3008)
+    with pytest.raises(LaunchError, match="16-byte aligned"):
+        kernel().prepare(W, x, y, 1.0)
+    y = Dev((1, 8), 0x3010)
+    assert kernel().prepare(W, x, y, 1.0).extents == {"N": 8, "K": 256}
+    with pytest.raises(LaunchError, match="C-contiguous"):
+        kernel().prepare(Dev((8, 256), 0x1000, strides=(4, 32)), x, y, 1.0)
+
+
+def test_scalar_range_and_grid():
+    m = dict(MANIFEST, params=MANIFEST["params"][:3] + [{"name": "s", "kind": "scalar", "dtype": "i8"}])
+    with pytest.raises(LaunchError, match="does not fit in i8"):
+        Kernel("", m).prepare(*arrays(), 300)
+    with pytest.raises(LaunchError, match="grid"):
+        kernel()(*arrays(), 1.0, grid=(0,))
+
+
+def test_no_backend_is_a_clear_error(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pycuda", None)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", None)
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    monkeypatch.setitem(sys.modules, "cuda", None)
+    with pytest.raises(LaunchError, match="no GPU backend could load the kernel"):
+        kernel()(*arrays(), 1.0, grid=(2,))
+
+
+def test_build_cache_compiles_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path))
+    from phobos_tools.lowering import build as build_mod
+    from phobos_tools.lowering.cache import build_cached, load_kernel
+    calls = []
+    real = build_mod.build_source
+
+    def counting(*a, **kw):
+        calls.append(1)
+        return real(*a, **kw)
+    monkeypatch.setattr(build_mod, "build_source", counting)
+    ptx, m = build_cached(REPO / "examples" / "lanes_matvec.ph", "lanes_matvec")
+    ptx2, m2 = build_cached(REPO / "examples" / "lanes_matvec.ph", "lanes_matvec")
+    assert ptx == ptx2 and m == m2 and len(calls) == 1
+    build_cached(REPO / "examples" / "lanes_matvec.ph", "lanes_matvec", {"K": 256})
+    assert len(calls) == 2
+    k = load_kernel(REPO / "examples" / "lanes_matvec.ph", "lanes_matvec")
+    assert k.block == 128 and json.loads(json.dumps(k.manifest)) == m
