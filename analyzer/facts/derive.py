@@ -33,6 +33,7 @@ class Derived:
     per_thread_stores: list = field(default_factory=list)   # Store facts that are per-thread
     cta_reads: dict = field(default_factory=dict)    # buf -> [(op id, name)]
     unsynced: list = field(default_factory=list)     # (Store, op id, buf, name, loop or None)
+    divergent_ops: list = field(default_factory=list)  # (Op, control kind) for control not uniform
 
     def of(self, key) -> int:
         return self.kind.get(key, UNIFORM)
@@ -123,6 +124,11 @@ def solve(facts) -> Derived:
     out = Derived()
     kind_solver(facts).solve(out)
     of = out.of
+    # operations under control that is not uniform (what PH301 and PH304-PH306 constrain)
+    for op in facts.ops:
+        k = of(("o", op.id))
+        if k != UNIFORM:
+            out.divergent_ops.append((op, k))
     # per-thread stores (§9.4): value, an index or control not uniform
     for st in facts.stores:
         if of(("c", st.node)) or of(("o", st.op)) or any(of(("v", v)) for v in st.indices) \

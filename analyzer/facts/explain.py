@@ -140,3 +140,11 @@ def inlined_steps(inst, labels: list[Label]) -> list[Label]:
         inst = inst.parent
     steps.reverse()
     return steps
+
+
+def control_explanation(facts, op, kind: int) -> tuple[list[Label], str, tuple | None]:
+    """Why ``op`` runs under control of ``kind``: its chain (with the calls it was inlined
+    through), its primary label, and the last reason (a condition, an early exit, a guard)."""
+    labels, last = chain_labels(facts, ("o", op.id))
+    labels += inlined_steps(op.inst, labels)
+    return labels, reach_label(kind, last), last

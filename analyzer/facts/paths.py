@@ -15,17 +15,11 @@ from collections import deque
 
 
 def _reach(graph_succ, start_nodes, blocked, removed_back, loop_of_back) -> set:
-    """Nodes reachable from ``start_nodes`` (which are not themselves entered), not entering
-    ``blocked`` nodes and not taking back edges of the loops in ``removed_back``."""
-    seen = set()
-    work = deque()
-    for s in start_nodes:
-        for t, back_loop in graph_succ[s]:
-            if back_loop is not None and back_loop in removed_back:
-                continue
-            if t not in seen and t not in blocked:
-                seen.add(t)
-                work.append(t)
+    """Nodes reachable from ``start_nodes`` by at least one edge, not entering ``blocked`` nodes
+    and not taking back edges of the loops in ``removed_back``. A start node is in the result only
+    when a cycle leads back to it."""
+    seen: set = set()
+    work = deque(start_nodes)
     while work:
         n = work.popleft()
         for t, back_loop in graph_succ[n]:

@@ -32,8 +32,7 @@ or make the condition uniform, built from `ctx.block`, parameters and loads at u
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, inlined_steps, reach_label
-from ..facts.schema import UNIFORM
+from ..facts.explain import control_explanation
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -44,13 +43,9 @@ RULE = Rule("PH301", "cta-op-divergent-control", "error", "What needs every thre
 def query(facts):
     """One match per CFG node holding a CTA-wide operation under non-uniform control: the
     statement's own operation when it has one, else the first one in the expression."""
-    derived = facts.derived
     chosen: dict = {}
-    for op in facts.ops:
+    for op, kind in facts.derived.divergent_ops:
         if op.cls is not OpClass.CTA_WIDE or op.name == "slice":
-            continue
-        kind = derived.of(("o", op.id))
-        if kind == UNIFORM:
             continue
         best = chosen.get(op.node)
         if best is None or (op.statement_level and not best[0].statement_level):
@@ -60,11 +55,10 @@ def query(facts):
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, last = chain_labels(facts, ("o", op.id))
-    labels += inlined_steps(op.inst, labels)
+    labels, label, last = control_explanation(facts, op, kind)
     fix = ("move the `break`/`continue`/`return` out of per-thread control, or move "
            f"`{op.name}` out of the loop" if last is not None and last[0] == "raise" else
            f"move `{op.name}` out of the branch, or make the condition uniform")
     return Diagnostic(RULE.code, f"`{op.name}` runs once per CTA, so every thread must reach it", op.span,
-                      label=reach_label(kind, last), chain=labels, help=fix,
+                      label=label, chain=labels, help=fix,
                       spec=SpecRef(SPEC_PAGE, RULE.section))

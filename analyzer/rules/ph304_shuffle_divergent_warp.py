@@ -28,7 +28,7 @@ the result afterwards with `where`, or make the condition the same across the wa
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, inlined_steps, reach_label
+from ..facts.explain import control_explanation
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -37,23 +37,15 @@ RULE = Rule("PH304", "shuffle-divergent-warp", "error", "Lane-level operations",
 
 
 def query(facts):
-    derived = facts.derived
-    out = []
-    for op in facts.ops:
-        if op.cls is not OpClass.LANE_LEVEL:
-            continue
-        kind = derived.of(("o", op.id))
-        if kind == VARYING:
-            out.append((facts, op, kind))
-    return out
+    return [(facts, op, kind) for op, kind in facts.derived.divergent_ops
+            if op.cls is OpClass.LANE_LEVEL and kind == VARYING]
 
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, last = chain_labels(facts, ("o", op.id))
-    labels += inlined_steps(op.inst, labels)
+    labels, label, _ = control_explanation(facts, op, kind)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{op.name}` needs every lane of the warp, but control differs between lanes", op.span,
-                      label=reach_label(kind, last), chain=labels,
+                      label=label, chain=labels,
                       help="move the shuffle out of the branch and select its result with `where`, or make the condition warp-uniform",
                       spec=SpecRef(SPEC_PAGE, RULE.section))

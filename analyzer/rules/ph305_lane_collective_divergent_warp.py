@@ -25,7 +25,7 @@ the collective outside it: `let s = sum<over ctx.lane>(where(ctx.lane < 16, x, 0
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, inlined_steps, reach_label
+from ..facts.explain import control_explanation
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -34,23 +34,15 @@ RULE = Rule("PH305", "lane-collective-divergent-warp", "error", "Lane-level oper
 
 
 def query(facts):
-    derived = facts.derived
-    out = []
-    for op in facts.ops:
-        if op.cls is not OpClass.LANE_COLLECTIVE:
-            continue
-        kind = derived.of(("o", op.id))
-        if kind == VARYING:
-            out.append((facts, op, kind))
-    return out
+    return [(facts, op, kind) for op, kind in facts.derived.divergent_ops
+            if op.cls is OpClass.LANE_COLLECTIVE and kind == VARYING]
 
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, last = chain_labels(facts, ("o", op.id))
-    labels += inlined_steps(op.inst, labels)
+    labels, label, _ = control_explanation(facts, op, kind)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.lane>` needs every lane of the warp, but control differs between lanes", op.span,
-                      label=reach_label(kind, last), chain=labels,
+                      label=label, chain=labels,
                       help="run the collective outside the branch, giving lanes without a value a neutral one (0 for sum)",
                       spec=SpecRef(SPEC_PAGE, RULE.section))

@@ -26,8 +26,7 @@ value a neutral one, then use its result where needed.
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import chain_labels, inlined_steps, reach_label
-from ..facts.schema import UNIFORM
+from ..facts.explain import control_explanation
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -35,23 +34,15 @@ RULE = Rule("PH306", "thread-collective-divergent-cta", "error", "Lane-level ope
 
 
 def query(facts):
-    derived = facts.derived
-    out = []
-    for op in facts.ops:
-        if op.cls is not OpClass.CTA_COLLECTIVE:
-            continue
-        kind = derived.of(("o", op.id))
-        if kind != UNIFORM:
-            out.append((facts, op, kind))
-    return out
+    return [(facts, op, kind) for op, kind in facts.derived.divergent_ops
+            if op.cls is OpClass.CTA_COLLECTIVE]
 
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, last = chain_labels(facts, ("o", op.id))
-    labels += inlined_steps(op.inst, labels)
+    labels, label, _ = control_explanation(facts, op, kind)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.thread>` needs every thread of the CTA, but control differs between threads", op.span,
-                      label=reach_label(kind, last), chain=labels,
+                      label=label, chain=labels,
                       help="move the collective out of the branch (uniform control), giving the other threads a neutral value",
                       spec=SpecRef(SPEC_PAGE, RULE.section))
