@@ -45,6 +45,7 @@ _CODE_FAMILIES = {
     "PH0": "the file and its syntax",
     "PH1": "names, types and shapes",
     "PH2": "attributes, launch and target resources",
+    "PH4": "run-time checks of the simulator (phobos-run --sim)",
     "PH9": "internal errors",
 }
 

@@ -1,8 +1,9 @@
 """Every diagnostic code phobos-tools emits, with its permanent name and one-line meaning.
 
 PH0xx are syntax, encoding and size errors; PH1xx names, types and shapes; PH2xx attributes,
-launch and target resources; PH3xx the per-thread rules (DESIGN.md, permanent); PH9xx internal
-errors. A code, once published, keeps its meaning.
+launch and target resources; PH3xx the per-thread rules (DESIGN.md, permanent); PH4xx the
+simulator's run-time checks that have no static rule (its counterparts of PH301-PH306 reuse
+those codes); PH9xx internal errors. A code, once published, keeps its meaning.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ CODES: dict[str, tuple[str, str]] = {
     "PH304": ("shuffle-divergent-warp", "a shuffle under control that differs between lanes"),
     "PH305": ("lane-collective-divergent-warp", "a lane collective under control that differs between lanes"),
     "PH306": ("thread-collective-divergent-cta", "a CTA collective under non-uniform control"),
+    # --- PH4xx: run-time checks of the simulator with no static rule of their own ---
+    "PH401": ("racy-point-read", "a point read of an element another thread stored since the last barrier"),
+    "PH402": ("out-of-bounds", "a point or run access outside its tensor or tile"),
+    "PH403": ("aligned-broken", "a launch whose extents break an `@aligned` promise"),
+    "PH404": ("deadlock", "a CTA that waits for a CTA the simulator runs after it"),
+    "PH405": ("runaway-loop", "a loop that makes no progress or passes the simulator's iteration limit"),
+    "PH406": ("division-by-zero", "an integer division or remainder by zero"),
     # --- PH9xx: internal ---
     "PH900": ("internal-error", "an unexpected failure inside phobos-tools (a bug: please report it)"),
     "PH901": ("lowering-internal-error", "an unexpected failure inside the lowering (a bug)"),

@@ -1,0 +1,214 @@
+"""A launch on the simulator: arguments checked against the kernel's parameters, runtime extents
+taken from the arrays' shapes, `@aligned` promises checked, and the grid's CTAs run in batches.
+
+Kernels without atomics, `load_acquire` or `store_release` cannot make one CTA wait for another,
+so their CTAs run together, many per batch, as one long vector of threads. Kernels with them run
+one CTA at a time in block order (x fastest, then y, then z): a CTA sees everything the CTAs
+before it wrote, and a CTA that waits for a later one is reported as a deadlock (PH404) instead of
+hanging, which is what the docs promise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
+from ..analyzer.types import Scalar, Tensor, Tile
+from . import values as V
+from .errors import ArgumentError, DynamicCheckFailed, fire
+from .machine import Machine, Options
+from .memory import Buffer
+
+I32_MAX = 2**31 - 1
+MAX_BATCH_THREADS = 1 << 17            # threads simulated together (the lanes matvec at N=4096: all)
+MAX_BATCH_TILE_BYTES = 256 << 20       # shared memory simulated together
+
+
+@dataclass
+class Bound:
+    """Arguments matched to a kernel's parameters."""
+
+    tensors: dict[str, np.ndarray]
+    scalars: dict[str, object]
+    extents: dict[str, int]
+    where: dict[str, str]              # extent -> which argument's axis gave it
+
+
+def bind_arguments(kinfo, args: tuple, kwargs: dict) -> Bound:
+    """Match positional and named arguments to the parameters and check each one. Raises
+    ArgumentError with a message that names the parameter."""
+    params = kinfo.params
+    name = kinfo.kernel.name
+    if len(args) > len(params):
+        raise ArgumentError(f"`{name}` takes {len(params)} arguments, not {len(args)}")
+    values = dict(zip((p.name for p in params), args))
+    for key, v in kwargs.items():
+        if key not in {p.name for p in params}:
+            raise ArgumentError(f"`{name}` has no parameter `{key}` (its parameters: "
+                                f"{', '.join(p.name for p in params)})")
+        if key in values:
+            raise ArgumentError(f"`{key}` is given twice")
+        values[key] = v
+    missing = [p.name for p in params if p.name not in values]
+    if missing:
+        raise ArgumentError(f"`{name}` is missing argument{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(f'`{m}`' for m in missing)}")
+    bound = Bound({}, {}, {}, {})
+    for p in params:
+        v = values[p.name]
+        if isinstance(p.type, Tensor):
+            bound.tensors[p.name] = _tensor(p, v, bound)
+        else:
+            bound.scalars[p.name] = scalar_argument(p.name, p.type, v)
+    for ext in kinfo.extents:
+        if ext not in bound.extents:
+            raise ArgumentError(f"extent `{ext}` is given by no tensor")
+        if bound.extents[ext] > I32_MAX:
+            raise ArgumentError(f"extent `{ext}` = {bound.extents[ext]} (from {bound.where[ext]}) does not fit in i32")
+    return bound
+
+
+def _tensor(p, v, bound: Bound) -> np.ndarray:
+    t: Tensor = p.type
+    want = V.dtype_of(t.elem)
+    if not isinstance(v, np.ndarray):
+        raise ArgumentError(f"`{p.name}` is a {t}: pass a numpy array, not {type(v).__name__}")
+    if v.dtype != want:
+        raise ArgumentError(f"`{p.name}` is a {t}, so its array must hold {want}, not {v.dtype}")
+    if v.ndim != len(t.shape):
+        raise ArgumentError(f"`{p.name}` is a {t} of rank {len(t.shape)}, but the array has shape {list(v.shape)}")
+    if not v.flags.c_contiguous:
+        raise ArgumentError(f"`{p.name}` is not C-contiguous: pass np.ascontiguousarray({p.name})")
+    if not v.flags.writeable:
+        raise ArgumentError(f"`{p.name}` is read-only: the kernel may write it, so pass a writeable array")
+    for axis, (d, n) in enumerate(zip(t.shape, v.shape)):
+        if isinstance(d, int):
+            if d != n:
+                raise ArgumentError(f"`{p.name}` is a {t}: axis {axis} must have extent {d}, not {n}")
+        elif d in bound.extents and bound.extents[d] != n:
+            raise ArgumentError(f"extent `{d}` is {bound.extents[d]} (from {bound.where[d]}) but {n} in "
+                                f"`{p.name}` (axis {axis})")
+        else:
+            bound.extents[d] = int(n)
+            bound.where.setdefault(d, f"`{p.name}` axis {axis}")
+    return v
+
+
+def scalar_argument(name: str, t: Scalar, v):
+    """A scalar parameter's value as its numpy type; refuses what would change it."""
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v[()]
+    if t.name == "bool":
+        if not isinstance(v, (bool, np.bool_)):
+            raise ArgumentError(f"`{name}` is a bool, not {type(v).__name__} {v!r}")
+        return np.bool_(v)
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ArgumentError(f"`{name}` is a {t}, not {type(v).__name__} {v!r}")
+    if t.name in V.INT_BITS:
+        if isinstance(v, (float, np.floating)):
+            if not float(v).is_integer():
+                raise ArgumentError(f"`{name}` is a {t}, not the float {v!r}")
+            v = int(v)
+        info = np.iinfo(V.dtype_of(t))
+        if not info.min <= int(v) <= info.max:
+            raise ArgumentError(f"`{name}` = {v} does not fit in {t}")
+        return V.literal(int(v), t)
+    out = V.literal(float(v), t)
+    if np.isinf(out) and not np.isinf(float(v)):
+        raise ArgumentError(f"`{name}` = {v} does not fit in {t}")
+    return out
+
+
+def uses_once_per_cta(inst) -> bool:
+    """Does the kernel (or a function it calls) use an atomic, `load_acquire` or `store_release`?"""
+    stack = [inst]
+    while stack:
+        i = stack.pop()
+        if any(op.name in ATOMICS or op.name in MEMORY_ORDER for op in i.ops.values()):
+            return True
+        stack.extend(i.calls.values())
+    return False
+
+
+def _tile_bytes(inst) -> int:
+    total, stack = 0, [inst]
+    while stack:
+        i = stack.pop()
+        for b in i.bindings:
+            if isinstance(b.type, Tile) and b.kind != "view" and b.type.static:
+                total += prod(b.type.shape) * V.dtype_of(b.type.elem).itemsize
+        stack.extend(i.calls.values())
+    return total
+
+
+def block_order(grid) -> list[tuple[int, int, int]]:
+    x, y, z = grid
+    return [(i, j, k) for k in range(z) for j in range(y) for i in range(x)]
+
+
+def normalize_grid(grid) -> tuple[int, int, int]:
+    if isinstance(grid, (int, np.integer)):
+        grid = (int(grid),)
+    try:
+        grid = tuple(int(g) for g in grid)
+    except (TypeError, ValueError):
+        raise ArgumentError(f"the grid is 1 to 3 positive integers, not {grid!r}") from None
+    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
+        raise ArgumentError(f"the grid is 1 to 3 positive integers, not {grid}")
+    if any(g > I32_MAX for g in grid):
+        raise ArgumentError(f"a grid extent must fit in i32: {grid}")
+    return grid + (1,) * (3 - len(grid))
+
+
+def check_aligned(kinfo, extents: dict[str, int], where: dict[str, str]) -> None:
+    for attr in kinfo.kernel.attrs:
+        if attr.name != "aligned":
+            continue
+        for arg in attr.args:
+            n = kinfo.aligned.get(arg.name)
+            if n is None or arg.name not in extents:
+                continue
+            if extents[arg.name] % n:
+                fire("PH403", f"`@aligned({arg.name} = {n})` is broken: {arg.name} = {extents[arg.name]} "
+                     f"(from {where.get(arg.name, 'the arguments')}) is not a multiple of {n}",
+                     arg.span, label="the promise this launch breaks",
+                     help=f"pad the tensors so that {arg.name} is a multiple of {n}, or drop the promise")
+
+
+def simulate(kinfo, bound: Bound, grid, options: Options | None = None, path: str = "<input>",
+             text: str | None = None) -> None:
+    """Run ``kinfo`` on the arguments (arrays are updated in place). Raises DynamicCheckFailed."""
+    options = options or Options()
+    grid = normalize_grid(grid)
+    try:
+        check_aligned(kinfo, bound.extents, bound.where)
+        buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)
+                   for name, arr in bound.tensors.items()}
+        sequential = uses_once_per_cta(kinfo.instance)
+        order = block_order(grid)
+        if sequential:
+            per_batch = 1
+        else:
+            per_batch = max(1, MAX_BATCH_THREADS // kinfo.threads)
+            tile_bytes = _tile_bytes(kinfo.instance)
+            if tile_bytes:
+                per_batch = max(1, min(per_batch, MAX_BATCH_TILE_BYTES // tile_bytes))
+        for start in range(0, len(order), per_batch):
+            m = Machine(kinfo, order[start:start + per_batch], grid, buffers, bound.scalars, bound.extents, options)
+            m.sequential = sequential
+            m.run()
+            for buf in buffers.values():
+                buf.clear(None, kinfo.threads)
+    except DynamicCheckFailed as e:
+        e.path, e.text = path, text
+        raise
+
+
+def _param_type(kinfo, name):
+    for p in kinfo.params:
+        if p.name == name:
+            return p.type
+    raise KeyError(name)

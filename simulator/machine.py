@@ -1,0 +1,394 @@
+"""The SIMT-with-masks interpreter: one batch of CTAs, every thread of them a lane of numpy vectors,
+run statement by statement under an active mask (LANGUAGE §10).
+
+``if`` splits the mask and joins it again; a loop runs while any active thread's condition holds;
+``break``, ``continue`` and ``return`` take threads out of the mask until their loop, their loop's
+next iteration or their function ends; ``&&``/``||`` evaluate their right side only in the threads
+the left side leaves undecided. Functions are inlined at their calls: each call runs its own
+checked instance of the body. This module holds the state and the statements; the expressions
+live in ``scalars.py`` (per-thread values and runs), ``tiles.py`` (CTA-wide tile operations) and
+``threads.py`` (barriers, collectives, shuffles, atomics: what threads do together).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analyzer.ops import OpClass
+from ..analyzer.syntax import ast as A
+from ..analyzer.types import Run, Scalar, Tensor, Tile
+from .errors import cta_name, fire, thread_list
+from .memory import Buffer, Region
+from .scalars import ScalarEval
+from .threads import ThreadOps
+from .tiles import TileEval
+from .values import cast, dtype_of
+
+DEFAULT_MAX_LOOP_ITERATIONS = 250_000
+
+
+@dataclass
+class Options:
+    max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS
+
+
+class Frame:
+    """A kernel body or one inlined function call: who has returned, the value returned, loops."""
+
+    __slots__ = ("returned", "ret", "loops", "ret_type")
+
+    def __init__(self, threads: int, ret_type=None, ctas: int = 0):
+        self.returned = np.zeros(threads, dtype=bool)
+        self.loops: list[np.ndarray] = []          # per enclosing loop: threads that `continue`d
+        self.ret_type = ret_type
+        if isinstance(ret_type, Scalar):
+            self.ret = np.zeros(threads, dtype=dtype_of(ret_type))
+        elif isinstance(ret_type, Tile):
+            self.ret = np.zeros((ctas,) + tuple(ret_type.shape), dtype=dtype_of(ret_type.elem))
+        else:
+            self.ret = None
+
+
+class Machine(ScalarEval, TileEval, ThreadOps):
+    def __init__(self, kinfo, ctas: list[tuple[int, int, int]], grid: tuple[int, int, int],
+                 tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options):
+        self.kinfo = kinfo
+        self.T = T = kinfo.threads
+        self.C = C = len(ctas)
+        self.P = P = C * T
+        self.grid = grid
+        self.options = options
+        self.cta_coords = np.array(ctas, dtype=np.int64).reshape(C, 3)
+        pid = np.arange(P, dtype=np.int64)
+        self.pid = pid
+        self.cta_of = pid // T
+        thread = (pid % T).astype(np.int32)
+        self.lane64 = (pid % 32)
+        self.ctx = {
+            ("thread",): thread, ("lane",): (thread % 32).astype(np.int32),
+            ("warp",): (thread // 32).astype(np.int32),
+            ("threads",): np.int32(T), ("warps",): np.int32(T // 32), ("lanes",): np.int32(32),
+        }
+        for axis, name in enumerate("xyz"):
+            coord = self.cta_coords[:, axis].astype(np.int32)
+            self.ctx[("block", name)] = coord[0] if C == 1 else np.repeat(coord, T)
+            self.ctx[("blocks", name)] = np.int32(grid[axis])
+        self.tensors = tensors
+        self.scalar_args = scalars
+        self.extents = extents
+        self.env: dict[int, object] = {}
+        self.var_uids: set[int] = set()
+        self.marked: set[Buffer] = set()           # buffers with per-thread stores since a barrier
+        self.writes = 0                            # memory changes, for the loop-progress check
+        self.sync_ops = 0                          # atomics and acquire loads executed
+        self.last_sync = None                      # (span, text) of the latest acquire or atomic
+        self.sequential = False                    # CTAs one at a time (set by the launch)
+        self.inst = kinfo.instance
+        self.types = self.inst.types
+        self.frames = [Frame(P)]
+        self.set_mask(np.ones(P, dtype=bool))
+
+    # ---------------------------------------------------------------- state
+    def set_mask(self, m: np.ndarray) -> None:
+        self.mask = m
+        self.any = bool(m.any())
+        self.all = self.any and bool(m.all())
+
+    def cta_label(self, c: int) -> str:
+        return cta_name(self.cta_coords[c])
+
+    def thread_of(self, p: int) -> tuple[int, str]:
+        """(thread index in its CTA, the CTA's name) of batch thread ``p``."""
+        return int(p) % self.T, self.cta_label(int(p) // self.T)
+
+    def run(self) -> None:
+        inst = self.inst
+        for b in self.kinfo.params:
+            if isinstance(b.type, Tensor):
+                self.env[b.uid] = self.tensors[b.name].region()
+            else:
+                self.env[b.uid] = self.scalar_args[b.name]
+        for b in inst.bindings:
+            if b.kind == "extent":
+                self.env[b.uid] = np.int32(self.extents[b.name])
+        self.exec_block(self.kinfo.kernel.body.stmts)
+
+    def merge(self, new, old, is_run: bool = False):
+        """``new`` in the active threads, ``old`` elsewhere."""
+        if self.all or old is None:
+            return new
+        m = self.mask[:, None] if is_run else self.mask
+        return np.where(m, new, old)
+
+    # ---------------------------------------------------------------- statements
+    def exec_block(self, stmts) -> None:
+        for s in stmts:
+            if not self.any:
+                return
+            getattr(self, "exec_" + type(s).__name__)(s)
+
+    def exec_Let(self, s: A.Let) -> None:
+        b = self.inst.decls[id(s)]
+        t = b.type
+        if isinstance(t, Tile):
+            if b.kind == "view":
+                self.env[b.uid] = self.view_of(s.value)
+            else:
+                self.env[b.uid] = self.new_tile(s, b, s.value)
+            return
+        self.env[b.uid] = self.typed(self.ev(s.value), t)
+
+    def exec_Var(self, s: A.Var) -> None:
+        b = self.inst.decls[id(s)]
+        t = b.type
+        if isinstance(t, Tile):
+            if s.value is None:
+                self.env[b.uid] = Buffer.tile(b.name, self.C, t.shape, t.elem)
+            else:
+                self.env[b.uid] = self.new_tile(s, b, s.value)
+            return
+        self.var_uids.add(b.uid)
+        if s.value is None:
+            shape = (self.P, t.n) if isinstance(t, Run) else (self.P,)
+            self.env[b.uid] = np.zeros(shape, dtype=dtype_of(t.elem if isinstance(t, Run) else t))
+            return
+        self.env[b.uid] = self.typed(self.ev(s.value), t)
+
+    def typed(self, v, t):
+        """A scalar or run value converted to the binding's type ``t``."""
+        if isinstance(t, Run):
+            v = cast(v, t.elem)
+            if v.ndim < 2:
+                v = np.broadcast_to(v.reshape(v.shape + (1,)) if v.ndim == 1 else v, (self.P, t.n))
+            return v
+        return cast(v, t)
+
+    def exec_Assign(self, s: A.Assign) -> None:
+        target = s.target
+        binop = s.op[:-1] if s.op != "=" else None
+        if isinstance(target, A.Name):
+            b = self.inst.resolution[id(target)]
+            t = b.type
+            if isinstance(t, Tile):
+                self.tile_assign(s, self.region_of(target), binop)
+                return
+            value = self.ev(s.value)
+            if binop:
+                value = self.binop(binop, self.env[b.uid], value, _elem(t), _elem(self.types[id(s.value)]),
+                                   _elem(t), s.span)
+            self.env[b.uid] = self.merge(self.typed(value, t), self.env.get(b.uid), isinstance(t, Run))
+            return
+        # target is an Index: a run element, a point store, or a slice
+        base_b = self.inst.resolution[id(target.base)]
+        if isinstance(base_b.type, Run):
+            k = int(self.ev(target.subs[0].index))
+            value = self.ev(s.value)
+            old = self.env[base_b.uid]
+            if binop:
+                value = self.binop(binop, old[:, k], value, base_b.type.elem, _elem(self.types[id(s.value)]),
+                                   base_b.type.elem, s.span)
+            new = np.array(old, copy=True)
+            col = cast(value, base_b.type.elem)
+            new[:, k] = np.where(self.mask, col, old[:, k]) if not self.all else col
+            self.env[base_b.uid] = new
+            return
+        tt = self.types.get(id(target))
+        if isinstance(tt, Tile):
+            op = self.inst.ops[id(s)]
+            cidx = self.cta_gate(op)
+            self.tile_assign(s, None, binop, cidx=cidx)
+            return
+        self.point_store(s, target, binop)
+
+    def exec_If(self, s: A.If) -> None:
+        c = self.ev(s.cond)
+        saved = self.mask
+        then_m = saved & c
+        else_m = saved & ~c
+        after_then = then_m
+        if then_m.any():
+            self.set_mask(then_m)
+            self.exec_block(s.then.stmts)
+            after_then = self.mask
+        after_else = else_m
+        if s.orelse is not None and else_m.any():
+            self.set_mask(else_m)
+            if isinstance(s.orelse, A.If):
+                self.exec_If(s.orelse)
+            else:
+                self.exec_block(s.orelse.stmts)
+            after_else = self.mask
+        self.set_mask(after_then | after_else)
+
+    def exec_While(self, s: A.While) -> None:
+        self.loop(s, s.body, cond=s.cond)
+
+    def exec_For(self, s: A.For) -> None:
+        b = self.inst.decls[id(s)]
+        t = b.type
+        bounds = [cast(self.ev(a), t) for a in s.args]
+        lo, hi = bounds[0], bounds[1]
+        step = bounds[2] if len(bounds) == 3 else cast(1, t)
+        self.loop(s, s.body, var=(b, lo, hi, step))
+
+    def loop(self, s, body: A.Block, cond=None, var=None) -> None:
+        frame = self.frames[-1]
+        saved = self.mask
+        active = saved
+        frame.loops.append(np.zeros(self.P, dtype=bool))
+        limit = self.options.max_loop_iterations
+        i = var[1] if var else None
+        iterations = 0
+        while True:
+            synced = self.sync_ops                  # acquires and atomics so far, the condition's too
+            if var is not None:
+                b, _lo, hi, step = var
+                active = active & (i < hi)
+                self.env[b.uid] = i
+            else:
+                self.set_mask(active)
+                active = active & self.ev(cond)
+            if not active.any():
+                break
+            self.set_mask(active)
+            before = self._progress_state() if var is None else None
+            self.exec_block(body.stmts)
+            active = self.mask | frame.loops[-1]
+            frame.loops[-1] = np.zeros(self.P, dtype=bool)
+            iterations += 1
+            waited = self.sync_ops > synced         # this iteration polled with acquire or atomic
+            if var is not None:
+                i = cast(i + step, b.type)
+            elif self._no_progress(before, active):
+                self._stuck(s, "repeats with nothing changed, so it never ends", waited, active)
+            if iterations >= limit:
+                self._stuck(s, f"has run {iterations:,} iterations, the simulator's limit", waited, active)
+        frame.loops.pop()
+        self.set_mask(saved & ~frame.returned)
+
+    def _progress_state(self):
+        return (self.mask, self.writes, {u: self.env.get(u) for u in self.var_uids})
+
+    def _no_progress(self, before, active) -> bool:
+        """True when an iteration left everything as it found it: the same threads active, no
+        memory changed, every `var` unchanged. Nothing outside the batch runs meanwhile, so the
+        next iteration would do exactly the same, forever."""
+        mask, writes, values = before
+        if writes != self.writes or not np.array_equal(mask, active):
+            return False
+        for uid, v in values.items():
+            now = self.env.get(uid)
+            if now is v:
+                continue
+            if v is None or now is None or not np.array_equal(now, v, equal_nan=_is_float(v)):
+                return False
+        return True
+
+    def _stuck(self, s, what: str, waited: bool, active: np.ndarray) -> None:
+        word = "`while`" if isinstance(s, A.While) else "`for`"
+        ctas = sorted({int(c) for c in self.cta_of[active]}) or [0]
+        where = self.cta_label(ctas[0])
+        if waited and self.last_sync is not None and self.sequential:
+            span, text = self.last_sync
+            fire("PH404", f"CTA {where} waits for a CTA that runs after it: this {word} loop {what}",
+                 s.span, label="the waiting loop",
+                 chain=[(span, text)],
+                 notes=["the simulator runs CTAs one after another in block order, so a CTA never sees "
+                        "what a later CTA writes; on a GPU this kernel may hang as well"],
+                 help="make each CTA wait only on CTAs before it in block order, or take a ticket with "
+                      "`atomic_add` and wait on the CTA with the previous ticket")
+        fire("PH405", f"this {word} loop {what}", s.span, label=f"in CTA {where}",
+             notes=[f"still looping in CTA {where}: "
+                    f"{thread_list(np.flatnonzero(active.reshape(self.C, self.T)[ctas[0]]))}"],
+             help="check the loop's condition; the `max_loop_iterations` argument of a kernel call raises the limit")
+
+    def exec_Break(self, s) -> None:
+        self.set_mask(np.zeros(self.P, dtype=bool))
+
+    def exec_Continue(self, s) -> None:
+        frame = self.frames[-1]
+        frame.loops[-1] = frame.loops[-1] | self.mask
+        self.set_mask(np.zeros(self.P, dtype=bool))
+
+    def exec_Return(self, s: A.Return) -> None:
+        frame = self.frames[-1]
+        if s.value is not None:
+            if isinstance(frame.ret_type, Tile):
+                cidx = np.flatnonzero(self.mask.reshape(self.C, self.T).any(1))
+                frame.ret[cidx] = self.tile_result(s.value, cidx, frame.ret_type)
+            else:
+                frame.ret = self.merge(cast(self.ev(s.value), frame.ret_type), frame.ret)
+        frame.returned = frame.returned | self.mask
+        self.set_mask(np.zeros(self.P, dtype=bool))
+
+    def exec_ExprStmt(self, s: A.ExprStmt) -> None:
+        self.ev(s.expr)
+
+    # ---------------------------------------------------------------- functions
+    def call_function(self, e: A.Call):
+        callee = self.inst.calls[id(e)]
+        fn = callee.node
+        bound = []
+        dims: dict[str, int] = {}
+        for p, a in zip(fn.params, e.args):
+            b = callee.decls[id(p)]
+            if p.type.kind == "scalar":
+                bound.append((b, cast(self.ev(a), b.type)))
+                continue
+            region = self.region_arg(a)
+            for d, n in zip(p.type.dims, region.shape):
+                if isinstance(d, A.DimName):
+                    dims[d.name] = n
+            bound.append((b, region))
+        for b in callee.bindings:
+            if b.kind == "function-dim" and b.name in dims:
+                self.env[b.uid] = np.int32(dims[b.name])
+        for b, v in bound:
+            self.env[b.uid] = v
+        caller, saved = self.inst, self.mask
+        frame = Frame(self.P, callee.ret_type, self.C)
+        self.frames.append(frame)
+        self.inst, self.types = callee, callee.types
+        try:
+            self.exec_block(fn.body.stmts)
+        finally:
+            self.frames.pop()
+            self.inst, self.types = caller, caller.types
+        self.set_mask(saved)
+        return frame.ret
+
+    def region_arg(self, a) -> Region:
+        """A tensor or tile argument of a function: the memory itself (a view), or, for a computed
+        tile, a fresh tile holding it."""
+        if isinstance(a, A.Name):
+            return self.region_of(a)
+        if isinstance(a, A.Index) and not a.is_point:
+            return self.view_of(a)
+        t = self.types[id(a)]
+        cidx = self.cta_gate(self.inst.ops.get(id(a)) or _NamedOp("tile argument", a.span))
+        buf = Buffer.tile("argument", self.C, t.shape, t.elem)
+        if cidx.size:
+            buf.data[cidx] = self.tile_result(a, cidx, t)
+        return buf.region()
+
+    # ---------------------------------------------------------------- names and memory
+    def region_of(self, name: A.Name) -> Region:
+        v = self.env[self.inst.resolution[id(name)].uid]
+        return v.region() if isinstance(v, Buffer) else v
+
+
+class _NamedOp:
+    """An operation record for a place the analyzer did not record one (never in checked code)."""
+
+    def __init__(self, name, span):
+        self.name, self.span, self.cls, self.operands = name, span, OpClass.CTA_WIDE, []
+
+
+def _elem(t):
+    return t.elem if isinstance(t, (Run, Tile)) else t
+
+
+def _is_float(v) -> bool:
+    return isinstance(v, np.ndarray) and v.dtype.kind == "f"

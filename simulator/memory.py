@@ -1,0 +1,200 @@
+"""Memory: buffers (a tensor argument, or a shared tile with one copy per CTA), regions of them
+(a slice, a view, a whole tensor), masked and bounds-checked indexing, and the per-element record
+of per-thread stores since the last barrier that the race checks read.
+
+A region is a buffer plus, for each of the buffer's axes, an offset and either a length (a slice
+axis) or none (a point axis). Offsets of CTA-wide slices are one value per CTA (a ``(C,)`` array
+or a plain int when every CTA agrees), so one region serves every CTA of a batch. Reading a region
+CTA-wide masks what lies outside the buffer (reads 0, stores skipped, LANGUAGE §7); a point or run
+access is checked instead, since it is undefined behaviour on the GPU.
+
+Race records: ``writer[e]`` is -1 when element ``e`` has no per-thread store since the last
+barrier of the CTA that stored it, the batch-wide thread index of the one thread that stored it,
+or ``-(2 + c)`` when several threads of CTA ``c`` did. ``dirty`` lists the elements that may be
+marked, so a barrier costs what was stored, not the buffer's size.
+"""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+
+from ..analyzer.types import Scalar
+from .values import dtype_of
+
+
+class Buffer:
+    __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size")
+
+    def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
+        self.name = name
+        self.data = data
+        self.flat = data.reshape(-1)
+        self.per_cta = per_cta
+        self.shape = tuple(int(d) for d in (data.shape[1:] if per_cta else data.shape))
+        strides, acc = [], 1
+        for d in reversed(self.shape):
+            strides.insert(0, acc)
+            acc *= d
+        self.strides = tuple(strides)
+        self.cta_size = prod(self.shape) if per_cta else 0
+        self.elem = elem
+        self.writer: np.ndarray | None = None
+        self.dirty: list[np.ndarray] = []
+
+    @classmethod
+    def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
+        return cls(name, np.zeros((ctas,) + tuple(shape), dtype=dtype_of(elem)), elem, per_cta=True)
+
+    def region(self) -> "Region":
+        return Region(self, [0] * len(self.shape), list(self.shape))
+
+    def coords(self, flat: int) -> tuple[int, ...]:
+        """The element's subscripts (within its CTA's copy, for a tile)."""
+        if self.per_cta:
+            flat %= max(self.cta_size, 1)
+        return tuple(int(i) for i in np.unravel_index(int(flat), self.shape)) if self.shape else ()
+
+    def cta_of_flat(self, flat: int) -> int | None:
+        return int(flat) // self.cta_size if self.per_cta and self.cta_size else None
+
+    # ---------------------------------------------------------------- race records
+    def mark(self, flat: np.ndarray, tids, threads: int) -> None:
+        """Record per-thread stores: thread ``tids[i]`` stored element ``flat[i]``."""
+        if flat.size == 0:
+            return
+        if self.writer is None:
+            self.writer = np.full(self.flat.size, -1, dtype=np.int32)   # batch thread indices fit
+        tids = np.broadcast_to(tids, flat.shape).ravel()
+        flat = flat.ravel()
+        several = -(2 + tids // threads)
+        old = self.writer[flat]
+        new = np.where((old != -1) & (old != tids), several, tids)
+        self.writer[flat] = new
+        # two threads storing one element in the same statement: one entry won the assignment,
+        # and reading it back shows the other which
+        clash = self.writer[flat] != new
+        if clash.any():
+            self.writer[flat[clash]] = several[clash]
+        self.dirty.append(flat)
+
+    def unmark(self, flat: np.ndarray) -> None:
+        """Elements every thread of their CTA just stored with one value: nothing to race with."""
+        if self.writer is not None and flat.size:
+            self.writer[flat.ravel()] = -1
+
+    def clear(self, ctas: np.ndarray | None, threads: int) -> None:
+        """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
+        if not self.dirty:
+            return
+        if ctas is None:
+            for f in self.dirty:
+                self.writer[f] = -1
+            self.dirty = []
+            return
+        idx = np.unique(np.concatenate(self.dirty))
+        w = self.writer[idx]
+        owner = np.where(w >= 0, w // threads, -w - 2)
+        hit = (w != -1) & np.isin(owner, ctas)
+        self.writer[idx[hit]] = -1
+        rest = idx[(w != -1) & ~hit]
+        self.dirty = [rest] if rest.size else []
+
+    def racy_reads(self, flat: np.ndarray, readers: np.ndarray, threads: int):
+        """Positions where thread ``readers[i]`` reads ``flat[i]`` that another thread of its CTA
+        stored since the last barrier: (positions, writers); None when there are none."""
+        if not self.dirty:
+            return None
+        w = self.writer[flat]
+        readers = np.broadcast_to(readers, flat.shape)
+        owner = np.where(w >= 0, w // threads, -w - 2)
+        racy = (w != -1) & (w != readers) & (owner == readers // threads)
+        if not racy.any():
+            return None
+        return np.flatnonzero(racy), w.ravel()
+
+
+class Region:
+    """A slice or view: per buffer axis an offset (int or per-CTA array) and a length (None for a
+    point axis)."""
+
+    __slots__ = ("buf", "offsets", "lengths")
+
+    def __init__(self, buf: Buffer, offsets: list, lengths: list):
+        self.buf = buf
+        self.offsets = offsets
+        self.lengths = lengths
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(n for n in self.lengths if n is not None)
+
+    @property
+    def visible_axes(self) -> list[int]:
+        return [a for a, n in enumerate(self.lengths) if n is not None]
+
+    def sub(self, subs) -> "Region":
+        """Subscript the region's visible axes: ``subs`` holds per axis (offset, length or None)."""
+        offsets, lengths = list(self.offsets), list(self.lengths)
+        for axis, (off, n) in zip(self.visible_axes, subs):
+            offsets[axis] = _add(offsets[axis], off)
+            lengths[axis] = n
+        return Region(self.buf, offsets, lengths)
+
+    def cta_index(self, cidx: np.ndarray):
+        """Flat element indices and in-bounds flags, shaped ``(len(cidx), *shape)``, of this
+        region in the CTAs ``cidx``."""
+        buf = self.buf
+        k = len(cidx)
+        shape = self.shape
+        rank = len(shape)
+        flat = np.zeros((k,) + (1,) * rank, dtype=np.int64)
+        inb = np.ones((k,) + (1,) * rank, dtype=bool)
+        pos = 0
+        for axis, (off, n) in enumerate(zip(self.offsets, self.lengths)):
+            if isinstance(off, np.ndarray):
+                o = off[cidx].astype(np.int64).reshape((k,) + (1,) * rank)
+            else:
+                o = np.int64(off)
+            if n is None:
+                ix = o
+            else:
+                ar = np.arange(n, dtype=np.int64).reshape((1,) * (pos + 1) + (n,) + (1,) * (rank - pos - 1))
+                ix = o + ar
+                pos += 1
+            inb = inb & (ix >= 0) & (ix < buf.shape[axis])
+            flat = flat + ix * buf.strides[axis]
+        if buf.per_cta:
+            flat = flat + cidx.astype(np.int64).reshape((k,) + (1,) * rank) * buf.cta_size
+        full = (k,) + shape
+        return np.broadcast_to(flat, full), np.broadcast_to(inb, full)
+
+    def read(self, cidx: np.ndarray) -> np.ndarray:
+        flat, inb = self.cta_index(cidx)
+        return gather(self.buf, flat, inb)
+
+    def write(self, cidx: np.ndarray, value: np.ndarray) -> None:
+        flat, inb = self.cta_index(cidx)
+        value = np.broadcast_to(value, flat.shape)
+        if inb.all():
+            self.buf.flat[flat.ravel()] = value.ravel()
+        else:
+            self.buf.flat[flat[inb]] = value[inb]
+
+
+def _add(a, b):
+    """Offsets add up as plain ints while every CTA agrees, else as per-CTA arrays."""
+    r = np.asarray(a, dtype=np.int64) + np.asarray(b, dtype=np.int64)
+    return int(r) if r.ndim == 0 else r
+
+
+def gather(buf: Buffer, flat: np.ndarray, inb) -> np.ndarray:
+    """``buf`` at ``flat``, 0 where ``inb`` is false (those indices need not be valid)."""
+    if buf.flat.size == 0:
+        return np.zeros(np.shape(flat), dtype=buf.flat.dtype)
+    if inb is True or (isinstance(inb, np.ndarray) and inb.all()):
+        return buf.flat[flat]
+    inb = np.broadcast_to(inb, np.shape(flat))
+    v = buf.flat[np.where(inb, flat, 0)]
+    return np.where(inb, v, np.zeros((), dtype=v.dtype))

@@ -1,0 +1,369 @@
+"""Per-thread expressions: literals, names, `ctx`, arithmetic, conversions, scalar math, `where`,
+point loads and stores, runs (`sum`, `elem`, `store`), and the dispatch of every call.
+
+Values are computed in every thread of the batch, active or not, and masked where it matters:
+loads of inactive threads read index 0 and their checks are skipped, stores and checks look only at
+the active threads. A load or store's checks run before it takes effect: a point or run out of its
+buffer (PH402), a point read of an element another thread of the CTA stored since the last
+barrier (PH401), an integer division by zero (PH406).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analyzer.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS
+from ..analyzer.syntax import ast as A
+from ..analyzer.syntax.printer import expr as source_of
+from ..analyzer.types import BOOL, SCALARS, Run, Scalar, Tile
+from . import values as V
+from .errors import fire, thread_list
+from .memory import gather
+
+_COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+            ">=": np.greater_equal}
+_ARITH = {"+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and, "|": np.bitwise_or,
+          "^": np.bitwise_xor}
+_FLOAT_MATH = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "round": V.round_half_even}
+
+
+def elem(t):
+    return t.elem if isinstance(t, (Run, Tile)) else t
+
+
+class ScalarEval:
+    # ---------------------------------------------------------------- dispatch
+    def ev(self, e):
+        return getattr(self, "ev_" + type(e).__name__)(e)
+
+    def ev_IntLit(self, e):
+        return V.literal(e.value, self.types.get(id(e), SCALARS["i32"]))
+
+    ev_FloatLit = ev_IntLit
+
+    def ev_BoolLit(self, e):
+        return np.bool_(e.value)
+
+    def ev_Name(self, e: A.Name):
+        b = self.inst.resolution[id(e)]
+        if b.kind == "const" or (b.kind == "function-dim" and b.const_value is not None):
+            return V.literal(b.const_value, b.type)
+        return self.env[b.uid]
+
+    def ev_CtxPath(self, e: A.CtxPath):
+        return self.ctx[e.path]
+
+    def ev_Unary(self, e: A.Unary):
+        v = self.ev(e.operand)
+        out = elem(self.types[id(e)])
+        if e.op == "!":
+            return np.logical_not(v)
+        ct = V.compute_type(out)
+        v = V.cast(v, ct)
+        with np.errstate(all="ignore"):
+            r = np.negative(v) if e.op == "-" else np.invert(v)
+        return V.cast(r, out)
+
+    def ev_Binary(self, e: A.Binary):
+        if e.op in ("&&", "||"):
+            return self.short_circuit(e)
+        a = self.ev(e.lhs)
+        b = self.ev(e.rhs)
+        return self.binop(e.op, a, b, elem(self.types[id(e.lhs)]), elem(self.types[id(e.rhs)]),
+                          elem(self.types[id(e)]), e.span)
+
+    def short_circuit(self, e: A.Binary):
+        a = self.ev(e.lhs)
+        undecided = self.mask & a if e.op == "&&" else self.mask & ~a
+        if not undecided.any():
+            return a
+        saved = self.mask
+        self.set_mask(undecided)
+        try:
+            b = self.ev(e.rhs)
+        finally:
+            self.set_mask(saved)
+        return (a & b) if e.op == "&&" else (a | b)
+
+    def binop(self, op, a, b, lt: Scalar, rt: Scalar, out: Scalar, span, align: bool = True):
+        """``a op b`` in the type LANGUAGE §3 says, rounded to ``out``. With ``align``, a scalar
+        meeting a run gets a trailing axis (tiles arrive lifted already)."""
+        if align:
+            a, b = _align(a, b)
+        if op in ("<<", ">>"):
+            a = V.cast(a, V.compute_type(lt))
+            r = V.shift_left(a, b) if op == "<<" else V.shift_right(a, b)
+            return V.cast(r, out)
+        if op in ("==", "!=") and V.settle(lt) == BOOL and V.settle(rt) == BOOL:
+            return _COMPARE[op](a, b)
+        ct = V.compute_type(V.join(lt, rt))
+        a = V.cast(a, ct)
+        b = V.cast(b, ct)
+        with np.errstate(all="ignore"):
+            if op in _COMPARE:
+                return _COMPARE[op](a, b)
+            if op in ("/", "%") and ct.is_int:
+                b = self._nonzero_divisor(b, span, op)
+                r = V.trunc_div(a, b) if op == "/" else V.trunc_mod(a, b)
+            elif op == "/":
+                r = np.divide(a, b)
+            else:
+                r = _ARITH[op](a, b)
+        return V.cast(r, out)
+
+    def _nonzero_divisor(self, b, span, op):
+        zero = b == 0
+        if not np.any(zero):
+            return b
+        if np.ndim(zero) == 0 or zero.shape[0] != self.P:
+            active_zero = np.broadcast_to(zero, (self.P,) + np.shape(zero)[1:]) if np.ndim(zero) else (
+                self.mask if bool(zero) else np.zeros(self.P, bool))
+        else:
+            active_zero = zero
+        hit = self.mask & (active_zero if active_zero.ndim == 1 else active_zero.any(axis=tuple(range(1, active_zero.ndim))))
+        if hit.any():
+            p = np.flatnonzero(hit)
+            t, cta = self.thread_of(p[0])
+            fire("PH406", f"integer {'division' if op == '/' else 'remainder'} by zero in "
+                 f"{thread_list(p % self.T)} of CTA {cta}", span, label="the divisor is 0 here")
+        return np.where(zero, np.ones((), b.dtype), b)
+
+    # ---------------------------------------------------------------- subscripts
+    def ev_Index(self, e: A.Index):
+        base_b = self.inst.resolution[id(e.base)]
+        if isinstance(base_b.type, Run):                      # r[k]: one element of a run
+            k = int(self.ev(e.subs[0].index))
+            return self.env[base_b.uid][:, k]
+        t = self.types[id(e)]
+        if isinstance(t, Run):
+            return self.run_load(e)
+        if isinstance(t, Tile):
+            return self.view_of(e)
+        return self.point_load(e)
+
+    def access(self, e: A.Index, run: bool):
+        """Per-thread flat indices of a point (``(P,)``) or run (``(P, n)``) access, and the
+        buffer; out-of-bounds accesses in active threads fire PH402."""
+        region = self.region_of(e.base)
+        buf = region.buf
+        # each subscript once, in source order: (start, run length or None)
+        values = []
+        for axis, s in zip(region.visible_axes, e.subs):
+            if isinstance(s, A.Point):
+                values.append((V.cast(self.ev(s.index), SCALARS["i64"]), None))
+            else:
+                values.append(self._run_axis(s, region.lengths[axis]))
+        subs = dict(zip(region.visible_axes, values))
+        flat = np.int64(0)
+        inb = np.bool_(True)
+        run_n = None
+        for axis, (off, n) in enumerate(zip(region.offsets, region.lengths)):
+            ix = off[self.cta_of] if isinstance(off, np.ndarray) else np.int64(off)
+            end = 1
+            if n is not None:
+                start, length = subs[axis]
+                ix = ix + start
+                if length is not None:
+                    run_n = end = length
+            inb = inb & (ix >= 0) & (ix + end <= buf.shape[axis])
+            flat = flat + ix * buf.strides[axis]
+        if buf.per_cta:
+            flat = flat + self.cta_of * buf.cta_size
+        flat = np.broadcast_to(flat, (self.P,))
+        inb = np.broadcast_to(inb, (self.P,))
+        bad = self.mask & ~inb
+        if bad.any():
+            self._out_of_bounds(e, buf, bad, values)
+        if not inb.all():
+            flat = np.where(inb, flat, 0)
+        if run_n is not None:
+            flat = flat[:, None] + np.arange(run_n, dtype=np.int64)
+        return buf, flat
+
+    def _run_axis(self, s, axis_length: int):
+        if isinstance(s, A.SpanSub):
+            start = self.ev(s.start)
+            n = int(self.ev(s.length))
+        else:
+            start = self.ev(s.lo) if s.lo is not None else np.int64(0)
+            n = int(np.max(self.ev(s.hi) - start)) if s.hi is not None else axis_length
+        return V.cast(start, SCALARS["i64"]), n
+
+    def _out_of_bounds(self, e, buf, bad, values):
+        p = np.flatnonzero(bad)
+        first = int(p[0])
+        t, cta = self.thread_of(first)
+        ctas = self.cta_of[p]
+        same_cta = p[ctas == ctas[0]]
+        shape = "[" + ", ".join(str(d) for d in buf.shape) + "]"
+        shown = ", ".join(f"{_at(v, first)}" if n is None else f"{_at(v, first)} :+ {n}" for v, n in values)
+        what = "run" if any(n is not None for _, n in values) else "point"
+        fire("PH402", f"`{source_of(e)}` is out of bounds of `{buf.name}` (shape {shape}) in "
+             f"{thread_list(same_cta % self.T)} of CTA {cta}",
+             e.span, label=f"a {what} outside `{buf.name}`",
+             notes=[f"thread {t} of CTA {cta} accesses `{buf.name}[{shown}]`"
+                    + (" (subscripts relative to the view)" if any(
+                        not (isinstance(o, int) and o == 0) for o in self.region_of(e.base).offsets) else "")],
+             help="guard the access with a bounds check; only slices are masked (LANGUAGE §7)")
+
+    def _check_point_race(self, e, buf, flat, readers):
+        found = buf.racy_reads(flat, readers, self.T)
+        if found is None:
+            return
+        positions, writers = found
+        pos = int(positions[0])
+        reader = int(np.broadcast_to(readers, flat.shape).ravel()[pos])
+        element = int(flat.ravel()[pos])
+        w = int(writers[pos])
+        t, cta = self.thread_of(reader)
+        who = f"thread {w % self.T}" if w >= 0 else "several threads"
+        fire("PH401", f"thread {t} of CTA {cta} reads `{buf.name}{list(buf.coords(element))}`, which {who} "
+             f"of the CTA stored since the last barrier", e.span, label="a point read racing a store",
+             notes=["a thread that reads what another thread stored needs a `barrier()` between "
+                    "(per-thread-values.md, \"A per-thread store and a CTA-wide read\"); the compiler "
+                    "does not check this, the simulator does"],
+             help="put a `barrier()` between the store and the read")
+
+    def point_load(self, e: A.Index):
+        buf, flat = self.access(e, run=False)
+        if buf.dirty:
+            act = self.mask
+            self._check_point_race(e, buf, flat[act], self.pid[act])
+        return gather(buf, flat, True)
+
+    def run_load(self, e: A.Index):
+        buf, flat = self.access(e, run=True)
+        if buf.dirty:
+            act = self.mask
+            self._check_point_race(e, buf, flat[act], self.pid[act][:, None])
+        return gather(buf, flat, True)
+
+    def point_store(self, s: A.Assign, target: A.Index, binop):
+        buf, flat = self.access(target, run=False)
+        value = self.ev(s.value)
+        vt = elem(self.types[id(s.value)])
+        if binop:
+            if buf.dirty:
+                self._check_point_race(target, buf, flat[self.mask], self.pid[self.mask])
+            old = gather(buf, flat, True)
+            value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)
+        self.store_elements(buf, flat, V.cast(value, buf.elem))
+
+    def store_elements(self, buf, flat, value) -> None:
+        """Per-thread stores of the active threads (``flat`` ``(P,)`` or ``(P, n)``), recording
+        them for the race checks. A store every thread of a CTA makes to one element with one value
+        (uniform in value, index and control, LANGUAGE §9.4) leaves nothing to race with."""
+        value = np.broadcast_to(value, flat.shape)
+        act = self.mask
+        C, T = self.C, self.T
+        m2 = act.reshape(C, T)
+        full = m2.all(1)
+        record = act
+        if full.any():
+            f3 = flat.reshape(C, T, -1)
+            v3 = value.reshape(C, T, -1)
+            uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & (v3 == v3[:, :1]).all(axis=(1, 2))
+            if uniform.any():
+                buf.unmark(f3[uniform][:, 0])
+                record = act & ~np.repeat(uniform, T)
+        f = flat[act].ravel()
+        v = value[act].ravel()
+        if not np.array_equal(buf.flat[f], v, equal_nan=v.dtype.kind == "f"):
+            self.writes += 1                       # memory changed: progress, for the loop check
+        buf.flat[f] = v
+        if record.any():
+            tids = self.pid[record]
+            buf.mark(flat[record], tids[:, None] if flat.ndim == 2 else tids, T)
+            self.marked.add(buf)
+
+    # ---------------------------------------------------------------- calls
+    def ev_Call(self, e: A.Call):
+        f = e.func
+        if id(e) in self.inst.calls:
+            return self.call_function(e)
+        if f in SCALARS:
+            return V.cast(self.ev(e.args[0]), elem(self.types[id(e)]))
+        if f in ("sum", "elem", "store"):
+            return getattr(self, "run_" + f)(e)
+        if f == "where":
+            return self.where(e)
+        if f == "barrier":
+            return self.barrier(e)
+        if f in ATOMICS or f in MEMORY_ORDER:
+            return self.once_per_cta(e)
+        if f in SCALAR_MATH:
+            return self.math(e)
+        if f in TILE_BUILTINS:
+            raise AssertionError(f"tile built-in `{f}` outside a tile statement")
+        raise AssertionError(f"no simulation for call `{f}`")
+
+    def math(self, e: A.Call):
+        f = e.func
+        out = elem(self.types[id(e)])
+        args = [self.ev(a) for a in e.args]
+        ats = [elem(self.types[id(a)]) for a in e.args]
+        with np.errstate(all="ignore"):
+            if f in _FLOAT_MATH:
+                x = V.cast(args[0], V.compute_type(out))
+                return V.cast(_FLOAT_MATH[f](x), out)
+            if f == "popcount":
+                return V.popcount(V.cast(args[0], V.compute_type(ats[0])))
+            if f == "abs":
+                return V.cast(np.abs(V.cast(args[0], V.compute_type(out))), out)
+            a, b = _align(*args)
+            ct = V.compute_type(V.join(ats[0], ats[1]))
+            a, b = V.cast(a, ct), V.cast(b, ct)
+            if f == "pow":
+                r = np.power(a, b)
+            elif f == "min":
+                r = V.fmin(a, b)
+            else:
+                r = V.fmax(a, b)
+        return V.cast(r, out)
+
+    def where(self, e: A.Call):
+        out = elem(self.types[id(e)])
+        c, a, b = (self.ev(x) for x in e.args)
+        a, b = _align(V.cast(a, out), V.cast(b, out))
+        c, a = _align(c, a)
+        c, b = _align(c, b)
+        return np.where(c, a, b)
+
+    def run_sum(self, e: A.Call):
+        out = self.types[id(e)]
+        v = self.ev(e.args[0])
+        return np.sum(V.cast(v, out), axis=-1, dtype=V.dtype_of(out))
+
+    def run_elem(self, e: A.Call):
+        return V.cast(self.ev(e.args[0]), self.types[id(e)].elem)
+
+    def run_store(self, e: A.Call):
+        dst, val = e.args
+        buf, flat = self.access(dst, run=True)
+        value = self.ev(val)
+        value = V.cast(value, buf.elem)
+        if value.ndim == 1:
+            value = value[:, None]
+        self.store_elements(buf, flat, value)
+        return None
+
+    # ---------------------------------------------------------------- collectives and shuffles
+    def ev_GenericCall(self, e: A.GenericCall):
+        if e.mode == "over":
+            return self.collective(e)
+        return self.shuffle(e)
+
+
+def _align(a, b):
+    """A per-thread scalar ``(P,)`` meeting a run ``(P, n)`` gets the run's trailing axis."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 1 and nb == 2:
+        return a[:, None], b
+    if na == 2 and nb == 1:
+        return a, b[:, None]
+    return a, b
+
+
+def _at(v, p):
+    v = np.asarray(v)
+    return v.item() if v.ndim == 0 else v[p].item()

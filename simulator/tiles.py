@@ -1,0 +1,256 @@
+"""CTA-wide tile operations: slices and views, copies, elementwise sweeps and the tile built-ins
+(LANGUAGE §7, §8), each run once per CTA for every CTA of the batch that reaches it.
+
+A tile value is a numpy array with a leading axis over the CTAs that run the operation
+(``cidx``), then the tile's own axes; a scalar a sweep broadcasts is one value per CTA, checked
+to be the same in every thread (PH302). Reading a buffer CTA-wide first checks that no thread of
+the CTA stored an element of what is read since the last barrier (PH303); every CTA-wide
+operation then ends with the barrier the lowering gives it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..analyzer.syntax import ast as A
+from ..analyzer.syntax.printer import expr as source_of
+from ..analyzer.types import Run, Scalar, Tile
+from . import values as V
+from .errors import fire
+from .memory import Buffer, Region, gather
+
+_TILE_MATH = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "round": V.round_half_even}
+
+
+def _elem(t):
+    return t.elem if isinstance(t, (Run, Tile)) else t
+
+
+def lift(x, rank: int):
+    """Give a per-CTA value (``(k,)`` scalar or ``(k, ..)`` tile) ``rank`` tile axes, padding on the
+    left as NumPy broadcasting does (the CTA axis stays first)."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return x
+    have = x.ndim - 1
+    if have >= rank:
+        return x
+    return x.reshape((x.shape[0],) + (1,) * (rank - have) + x.shape[1:])
+
+
+class TileEval:
+    cur_op = None
+
+    # ---------------------------------------------------------------- regions
+    def view_of(self, e) -> Region:
+        """A slice (or a tile's name) as a view: no copy; its offsets are checked uniform."""
+        if isinstance(e, A.Name):
+            return self.region_of(e)
+        base = self.region_of(e.base)
+        op = self.inst.ops.get(id(e)) or self.cur_op
+        subs = []
+        for axis, s in enumerate(e.subs):
+            if isinstance(s, A.Point):
+                subs.append((self._offset(s.index, op), None))
+            elif isinstance(s, A.SpanSub):
+                subs.append((self._offset(s.start, op), int(self.ev(s.length))))
+            elif s.lo is None and s.hi is None:
+                subs.append((0, base.shape[axis]))
+            else:
+                lo = self._offset(s.lo, op) if s.lo is not None else 0
+                hi = self._offset(s.hi, op)
+                n = np.asarray(hi - lo)
+                if n.ndim:
+                    reached = self.mask.reshape(self.C, self.T).any(1)
+                    n = n[np.flatnonzero(reached)[0]] if reached.any() else n[0]
+                subs.append((lo, int(n)))
+        return base.sub(subs)
+
+    def _offset(self, expr, op):
+        v = self.cta_uniform(self.ev(expr), expr, op)
+        return v if isinstance(v, np.ndarray) and v.ndim else int(v)
+
+    def read_region(self, region: Region, cidx: np.ndarray, node) -> np.ndarray:
+        flat, inb = region.cta_index(cidx)
+        buf = region.buf
+        if buf.dirty:
+            w = buf.writer[flat]
+            owner = np.where(w >= 0, w // self.T, -w - 2)
+            racy = (w != -1) & inb & (owner == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
+            if racy.any():
+                self._racy_tile_read(buf, node, flat, racy, w, cidx)
+        return gather(buf, flat, inb)
+
+    def _racy_tile_read(self, buf, node, flat, racy, w, cidx):
+        pos = tuple(int(i[0]) for i in np.nonzero(racy))
+        writer = int(w[pos])
+        c = int(cidx[pos[0]])
+        element = list(buf.coords(int(flat[pos])))
+        who = f"thread {writer % self.T}" if writer >= 0 else "several threads"
+        op = self.cur_op
+        name = node.id if isinstance(node, A.Name) else source_of(node.base) if isinstance(node, A.Index) else buf.name
+        stored = int(racy.sum())
+        fire("PH303", f"`{op.name}` reads `{name}` after a per-thread store to it with no `barrier()` between",
+             op.span, label=f"in CTA {self.cta_label(c)}, {who} stored `{buf.name}{element}` since the last barrier",
+             notes=[f"{stored} element(s) of what this operation reads were stored per thread in the CTA "
+                    "since its last barrier"],
+             help="put a `barrier()` between the per-thread stores and this operation")
+
+    # ---------------------------------------------------------------- statements
+    def new_tile(self, s, b, value) -> Buffer:
+        """`let`/`var` of a tile-valued expression: a fresh shared tile, filled CTA-wide."""
+        op = self.inst.ops[id(s)]
+        cidx = self.cta_gate(op)
+        t = b.type
+        buf = Buffer.tile(b.name, self.C, t.shape, t.elem)
+        if cidx.size:
+            prev, self.cur_op = self.cur_op, op
+            try:
+                buf.data[cidx] = self.tile_result(value, cidx, t)
+            finally:
+                self.cur_op = prev
+        self.end_cta_op(cidx)
+        return buf
+
+    def tile_assign(self, s: A.Assign, region: Region | None, binop, cidx=None) -> None:
+        op = self.inst.ops[id(s)]
+        if cidx is None:
+            cidx = self.cta_gate(op)
+        if cidx.size == 0:
+            return
+        prev, self.cur_op = self.cur_op, op
+        try:
+            if region is None:
+                region = self.view_of(s.target)
+            buf = region.buf
+            rank = len(region.shape)
+            value = self.tv(s.value, cidx)
+            if binop:
+                current = self.read_region(region, cidx, s.target)
+                value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
+                                   _elem(self.types[id(s.value)]), buf.elem, s.span, align=False)
+            value = np.broadcast_to(lift(V.cast(value, buf.elem), rank), (cidx.size,) + region.shape)
+            if self._changes(region, cidx, value):
+                self.writes += 1                   # memory changed: progress, for the loop check
+            region.write(cidx, value)
+        finally:
+            self.cur_op = prev
+        self.end_cta_op(cidx)
+
+    def _changes(self, region: Region, cidx, value) -> bool:
+        flat, inb = region.cta_index(cidx)
+        before = gather(region.buf, flat, inb)
+        return not np.array_equal(np.where(inb, before, value), value, equal_nan=value.dtype.kind == "f")
+
+    def tile_result(self, e, cidx: np.ndarray, t: Tile) -> np.ndarray:
+        v = lift(V.cast(self.tv(e, cidx), t.elem), len(t.shape))
+        return np.broadcast_to(v, (cidx.size,) + tuple(t.shape))
+
+    # ---------------------------------------------------------------- expressions
+    def tv(self, e, cidx: np.ndarray):
+        """A tile-valued expression (or a scalar a sweep broadcasts) in the CTAs ``cidx``."""
+        t = self.types[id(e)]
+        if isinstance(t, Scalar):
+            v = self.cta_uniform(self.ev(e), e, self.cur_op)
+            return v[cidx] if np.ndim(v) else v
+        if isinstance(e, A.Name):
+            return self.read_region(self.region_of(e), cidx, e)
+        if isinstance(e, A.Index):
+            return self.read_region(self.view_of(e), cidx, e)
+        if isinstance(e, A.Binary):
+            rank = len(t.shape)
+            a = lift(self.tv(e.lhs, cidx), rank)
+            b = lift(self.tv(e.rhs, cidx), rank)
+            return self.binop(e.op, a, b, _elem(self.types[id(e.lhs)]), _elem(self.types[id(e.rhs)]),
+                              t.elem, e.span, align=False)
+        if isinstance(e, A.Unary):
+            v = V.cast(self.tv(e.operand, cidx), V.compute_type(t.elem))
+            return V.cast(np.negative(v), t.elem)
+        if isinstance(e, A.Call):
+            return self.tile_call(e, t, cidx)
+        raise AssertionError(f"no tile evaluation for {type(e).__name__}")
+
+    def tile_call(self, e: A.Call, t: Tile, cidx):
+        f = e.func
+        if id(e) in self.inst.calls:
+            return self.call_function(e)[cidx]
+        rank = len(t.shape)
+        if f in V.NUMPY_DTYPES:
+            return V.cast(self.tv(e.args[0], cidx), t.elem)
+        if f in _TILE_MATH:
+            x = V.cast(self.tv(e.args[0], cidx), V.compute_type(t.elem))
+            with np.errstate(all="ignore"):
+                return V.cast(_TILE_MATH[f](x), t.elem)
+        if f == "tmax":
+            a, b = (lift(self.tv(x, cidx), rank) for x in e.args)
+            ct = V.compute_type(t.elem)
+            return V.cast(V.fmax(V.cast(a, ct), V.cast(b, ct)), t.elem)
+        if f == "where":
+            c, a, b = (lift(self.tv(x, cidx), rank) for x in e.args)
+            return np.where(c, V.cast(a, t.elem), V.cast(b, t.elem))
+        prev, self.cur_op = self.cur_op, self.inst.ops.get(id(e)) or self.cur_op
+        try:
+            args = [self.tv(x, cidx) for x in e.args]
+        finally:
+            self.cur_op = prev
+        return V.cast(BUILTINS[f](t, *args), t.elem)
+
+
+# ---------------------------------------------------------------- the tile built-ins (§8)
+# Each takes the result type and the operands, CTA axis first.
+
+
+def _acc(t: Tile):
+    return V.dtype_of(V.compute_type(t.elem))
+
+
+def _dot(t, a, b):
+    acc = _acc(t)
+    return np.matmul(a.astype(acc), b.astype(acc))
+
+
+def _dot_t(t, a, b):
+    acc = _acc(t)
+    return np.matmul(a.astype(acc), np.swapaxes(b, -1, -2).astype(acc))
+
+
+def _rowsum(t, a):
+    return np.sum(a.astype(_acc(t)), axis=-1, keepdims=True)
+
+
+def _rowmax(t, a):
+    return np.fmax.reduce(a.astype(_acc(t)), axis=-1, keepdims=True)
+
+
+def _cumsum(t, a):
+    return np.cumsum(a.astype(_acc(t)), axis=-2)
+
+
+def _tril(t, a):
+    return np.tril(a)
+
+
+def _transpose(t, a):
+    return np.swapaxes(a, -1, -2)
+
+
+def _q8(t, a, sa, w, sw):
+    k, m, kk = a.shape
+    n = w.shape[1]
+    blocks = kk // 32
+    ab = a.astype(np.int32).reshape(k, m, blocks, 32)
+    wb = w.astype(np.int32).reshape(k, n, blocks, 32)
+    partial = np.einsum("kmbq,knbq->kmnb", ab, wb).astype(np.float32)
+    return np.einsum("kmnb,kmb,knb->kmn", partial, sa.astype(np.float32), sw.astype(np.float32))
+
+
+def _qdot_t(t, a, sa, w, sw):
+    return _q8(t, a, sa, w, sw)
+
+
+def _qmma_t(t, a, sa, w, sw):
+    return _q8(t, a, sa, w, np.swapaxes(sw, -1, -2))
+
+
+BUILTINS = {"dot": _dot, "dot_t": _dot_t, "rowsum": _rowsum, "rowmax": _rowmax, "cumsum": _cumsum,
+            "tril": _tril, "transpose": _transpose, "qdot_t": _qdot_t, "qmma_t": _qmma_t}

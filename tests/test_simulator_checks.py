@@ -1,0 +1,277 @@
+"""The simulator's dynamic checks, one kernel per check: each fires with its code, at the right
+file:line:col, naming the CTA and the threads involved; and the near misses that must not fire
+(whole warps skipping a collective, a barrier between a store and a read, a CTA waiting for one
+that ran before it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from phobos_tools.simulator import DynamicCheckFailed, loads
+
+
+def fails(src, *args, grid=(1,), unchecked=True, **kw) -> DynamicCheckFailed:
+    k = loads(src, "k.ph", unchecked=unchecked).kernel()
+    with pytest.raises(DynamicCheckFailed) as err:
+        k(*args, grid=grid, **kw)
+    return err.value
+
+
+def at(err: DynamicCheckFailed) -> tuple[int, int]:
+    return err.diagnostic.span.line, err.diagnostic.span.column
+
+
+def f32(*shape):
+    return np.zeros(shape, np.float32)
+
+
+def test_ph304_shuffle_with_part_of_a_warp():
+    src = """@launch(64)
+kernel k(X: tensor<f32>[64], O: tensor<f32>[64]) {
+  let v = X[ctx.thread]
+  if ctx.lane < 16 {
+    O[ctx.thread] = shfl<down 1>(v)
+  }
+}
+"""
+    e = fails(src, f32(64), f32(64))
+    assert e.code == "PH304" and at(e) == (5, 21)
+    assert "only 16 of the 32 lanes of warp 0 in CTA (0, 0, 0)" in str(e)
+    assert "reached by lanes 0-15" in e.render()
+
+
+def test_whole_warps_may_skip_a_lane_collective():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[128], O: tensor<f32>[4]) {
+  if ctx.warp != 2 {
+    let s = sum<over ctx.lane>(X[ctx.thread])
+    if ctx.lane == 0 {
+      O[ctx.warp] = s
+    }
+  }
+}
+"""
+    X = np.arange(128, dtype=np.float32)
+    O = f32(4)
+    loads(src).kernel()(X, O, grid=1)
+    assert O.tolist() == [X[w * 32:(w + 1) * 32].sum() if w != 2 else 0 for w in range(4)]
+
+
+def test_ph306_cta_collective_with_part_of_the_cta():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[128], O: tensor<f32>[1]) {
+  if ctx.warp == 0 {
+    let s = sum<over ctx.thread>(X[ctx.thread])
+    O[0] = s
+  }
+}
+"""
+    e = fails(src, f32(128), f32(1), grid=(2,))
+    assert e.code == "PH306" and at(e) == (4, 13)
+    assert "only 32 of the 128 threads of CTA (0, 0, 0)" in str(e)
+
+
+def test_ph301_barrier_after_some_threads_returned():
+    src = """@launch(64)
+kernel k(O: tensor<f32>[64]) {
+  if ctx.thread >= 40 {
+    return
+  }
+  barrier()
+  O[ctx.thread] = 1.0
+}
+"""
+    e = fails(src, f32(64))
+    assert e.code == "PH301" and at(e) == (6, 3)
+    assert "`barrier()` runs once per CTA" in str(e) and "only 40 of the 64 threads" in str(e)
+    assert "not reached by threads 40-63" in e.render()
+
+
+def test_ph302_broadcast_scalar_that_differs_between_warps():
+    src = """@launch(64)
+kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  t = t * f32(ctx.warp)
+  O[0 :+ 1, 0 :+ 32] = t
+}
+"""
+    e = fails(src, f32(1, 32), f32(1, 32), grid=(3,))
+    assert e.code == "PH302" and at(e) == (4, 11)
+    assert "`elementwise sweep` takes `f32(ctx.warp)`, which differs between warps" in str(e)
+    assert "thread 0 has 0.0 and thread 32 has 1.0" in str(e)
+
+
+def test_ph302_atomic_operand():
+    src = """@launch(64)
+kernel k(C: tensor<i32>[1]) {
+  atomic_add(C[0], ctx.lane)
+}
+"""
+    e = fails(src, np.zeros(1, np.int32))
+    assert e.code == "PH302" and at(e) == (3, 20)
+    assert "`atomic_add` takes `ctx.lane`, which differs between lanes" in str(e)
+
+
+def test_ph401_point_read_of_another_threads_store():
+    src = """@launch(64)
+kernel k(O: tensor<f32>[64]) {
+  var t: tile<f32>[1, 64] = 0.0
+  t[0, ctx.thread] = f32(ctx.thread)
+  O[ctx.thread] = t[0, (ctx.thread + 1) % 64]
+}
+"""
+    k = loads(src, "k.ph").kernel()                    # phobos-check accepts it: the page says the
+    assert not k.program.waived                        # compiler does not check this race
+    e = fails(src, f32(64), unchecked=False)
+    assert e.code == "PH401" and at(e) == (5, 19)
+    assert "thread 0 of CTA (0, 0, 0) reads `t[0, 1]`, which thread 1 of the CTA stored" in str(e)
+
+
+def test_a_barrier_orders_the_store_and_the_point_read():
+    src = """@launch(64)
+kernel k(O: tensor<f32>[64]) {
+  var t: tile<f32>[1, 64] = 0.0
+  t[0, ctx.thread] = f32(ctx.thread)
+  barrier()
+  O[ctx.thread] = t[0, (ctx.thread + 1) % 64]
+}
+"""
+    O = f32(64)
+    loads(src).kernel()(O, grid=(2,))
+    assert (O == (np.arange(64) + 1) % 64).all()
+
+
+def test_ph401_on_a_tensor_in_one_of_many_ctas():
+    src = """@launch(32)
+kernel k(Y: tensor<f32>[N]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if ctx.block.x == 2 && ctx.thread == 7 {
+    Y[i] = 1.0
+  }
+  if ctx.thread == 9 {
+    Y[i] = Y[i - 2]
+  }
+}
+"""
+    e = fails(src, f32(128), grid=(4,), unchecked=False)
+    assert e.code == "PH401" and at(e) == (8, 12)
+    assert "thread 9 of CTA (2, 0, 0) reads `Y[71]`, which thread 7 of the CTA stored" in str(e)
+
+
+def test_ph402_point_store_and_run_load_out_of_bounds():
+    store = """@launch(64)
+kernel k(O: tensor<f32>[64]) {
+  O[ctx.thread + 1] = 1.0
+}
+"""
+    e = fails(store, f32(64), unchecked=False)
+    assert e.code == "PH402" and at(e) == (3, 3)
+    assert "`O[ctx.thread + 1]` is out of bounds of `O` (shape [64]) in thread 63 of CTA (0, 0, 0)" in str(e)
+    run = """@launch(32)
+kernel k(A: tensor<f32>[2, N], O: tensor<f32>[32]) {
+  O[ctx.thread] = sum(A[1, ctx.thread * 4 :+ 4])
+}
+"""
+    e = fails(run, f32(2, 100), f32(32), unchecked=False)
+    assert e.code == "PH402" and at(e) == (3, 23)
+    assert "threads 25-31 of CTA (0, 0, 0)" in str(e)
+    assert "thread 25 of CTA (0, 0, 0) accesses `A[1, 100 :+ 4]`" in e.render()
+
+
+def test_slices_off_the_end_are_masked_not_reported():
+    src = """@launch(32)
+kernel k(A: tensor<f32>[N], O: tensor<f32>[N]) {
+  O[0 :+ 64] = A[0 :+ 64] * 2.0
+}
+"""
+    A = np.arange(40, dtype=np.float32)
+    O = f32(40)
+    loads(src).kernel()(A, O, grid=1)
+    assert (O == 2 * A).all()
+
+
+def test_ph403_broken_aligned_promise():
+    src = """@launch(32)
+@aligned(K = 8)
+kernel k(A: tensor<f32>[K]) {
+  A[ctx.thread] = 0.0
+}
+"""
+    e = fails(src, f32(36), unchecked=False)
+    assert e.code == "PH403" and at(e) == (2, 10)
+    assert "`@aligned(K = 8)` is broken: K = 36 (from `A` axis 0) is not a multiple of 8" in str(e)
+
+
+DEADLOCK = """// CTA b waits until CTA b + 1 has raised its flag: CTAs run in block order, so CTA 0 waits for
+// a CTA that has not run yet.
+@launch(32)
+kernel wait_next(flags: tensor<i32>[G]) {
+  let b = ctx.block.x
+  if b + 1 < ctx.blocks.x {
+    var seen = load_acquire(flags[b + 1])
+    while seen == 0 {
+      seen = load_acquire(flags[b + 1])
+    }
+  }
+  store_release(flags[b], 1)
+}
+"""
+
+
+def test_ph404_deadlock_on_a_later_cta_is_reported_not_hung():
+    e = fails(DEADLOCK, np.zeros(4, np.int32), grid=(4,), unchecked=False)
+    assert e.code == "PH404" and at(e) == (8, 5)
+    assert "CTA (0, 0, 0) waits for a CTA that runs after it" in str(e)
+    assert "`load_acquire(flags[b + 1])` reads `flags[1]` = 0 in CTA (0, 0, 0)" in e.render()
+
+
+def test_waiting_on_an_earlier_cta_works():
+    src = DEADLOCK.replace("b + 1 < ctx.blocks.x", "b > 0").replace("flags[b + 1]", "flags[b - 1]")
+    flags = np.zeros(4, np.int32)
+    loads(src).kernel()(flags, grid=(4,))
+    assert flags.tolist() == [1, 1, 1, 1]
+
+
+def test_ph405_a_loop_that_makes_no_progress():
+    src = """@launch(32)
+kernel k(A: tensor<i32>[1], O: tensor<i32>[32]) {
+  var n = 0
+  while A[0] > n {
+    O[ctx.thread] = n
+  }
+}
+"""
+    e = fails(src, np.ones(1, np.int32), np.zeros(32, np.int32), unchecked=False)
+    assert e.code == "PH405" and at(e) == (4, 3)
+    assert "repeats with nothing changed" in str(e)
+
+
+def test_ph406_integer_division_by_zero():
+    src = """@launch(32)
+kernel k(O: tensor<i32>[32]) {
+  O[ctx.thread] = 100 / (ctx.thread - 3)
+}
+"""
+    e = fails(src, np.zeros(32, np.int32), unchecked=False)
+    assert e.code == "PH406" and at(e) == (3, 19)
+    assert "integer division by zero in thread 3 of CTA (0, 0, 0)" in str(e)
+
+
+def test_ph404_when_the_wait_is_in_the_loop_condition():
+    src = """@launch(32)
+kernel k(F: tensor<i32>[2]) {
+  if ctx.block.x == 0 {
+    while load_acquire(F[1]) == 0 {
+      barrier()
+    }
+  } else {
+    store_release(F[1], 1)
+  }
+}
+"""
+    e = fails(src, np.zeros(2, np.int32), grid=(2,), unchecked=False)
+    assert e.code == "PH404" and at(e) == (4, 5)
+    flags = np.zeros(2, np.int32)
+    flags[1] = 1                                        # already raised: no wait at all
+    loads(src).kernel()(flags, grid=(2,))
