@@ -4,7 +4,7 @@ under; and the `barrier()` nodes."""
 
 from __future__ import annotations
 
-from ..cfg import CALL, COND, STMT, KernelCFG, expr_children
+from ..cfg import CALL, STMT, KernelCFG, expr_children
 from ..ops import OpClass
 from ..syntax import ast as A
 

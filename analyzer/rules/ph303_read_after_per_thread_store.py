@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
 from ..facts.explain import chain_labels, inlined_steps
-from ..facts.schema import UNIFORM, VARYING
+from ..facts.schema import VARYING
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH303", "read-after-per-thread-store", "error", "What needs every thread",

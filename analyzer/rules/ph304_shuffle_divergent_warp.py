@@ -44,7 +44,6 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, _ = control_explanation(facts, op, kind)
-    head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{op.name}` needs every lane of the warp, but control differs between lanes", op.span,
                       label=label, chain=labels,
                       help="move the shuffle out of the branch and select its result with `where`, or make the condition warp-uniform",

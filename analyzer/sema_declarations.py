@@ -1,0 +1,382 @@
+"""The semantic pass, part 1: types written in the source, attributes (LANGUAGE §2) and
+functions, checked and inlined at every call."""
+
+from __future__ import annotations
+
+from .diagnostics.model import NOTE, Span
+from .sema_helpers import _describe, _always_returns
+from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
+from .syntax import ast as A
+from .syntax.printer import expr as source_of
+from .types import (BOOL, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
+                    Type, assignable)
+
+
+class DeclarationChecks:
+    """Mixin of semantics.Checker."""
+
+    # ---- types written in the source
+    def type_expr(self, t: A.TypeExpr, allow_tensor: bool, allow_tile: bool, where: str,
+                  dims_env: dict | None = None) -> Type:
+        elem = SCALARS.get(t.elem)
+        if t.kind == "scalar":
+            if elem is not None:
+                return elem
+            if t.elem in ("tensor", "tile"):
+                self.error("PH118", f"`{t.elem}` needs an element type and a shape", t.span,
+                           help=f"write `{t.elem}<f32>[R, C]`")
+            elif t.elem == "run":
+                self.error("PH118", "run types are inferred and are never written", t.span)
+            else:
+                self.error("PH118", f"unknown type `{t.elem}`", t.span,
+                           help=f"the scalar types are {', '.join(SCALARS)}")
+            return ERROR
+        if t.kind not in ("tensor", "tile"):
+            self.error("PH118", f"unknown type `{t.kind}<..>`", t.span,
+                       help="shaped types are `tensor<T>[..]` and `tile<T>[..]`")
+            return ERROR
+        if elem is None:
+            self.error("PH118", f"unknown element type `{t.elem}`", t.elem_span,
+                       help=f"the scalar types are {', '.join(SCALARS)}")
+            return ERROR
+        if not 1 <= len(t.dims) <= 2:
+            self.error("PH118", f"a {t.kind} has rank 1 or 2, not {len(t.dims)}", t.span)
+            return ERROR
+        if t.kind == "tensor" and not allow_tensor:
+            self.error("PH118", f"a tensor cannot be declared as a {where}", t.span,
+                       help="tensors are kernel and function parameters only (global memory)")
+            return ERROR
+        if t.kind == "tile" and not allow_tile:
+            self.error("PH118", "a kernel cannot take a tile parameter", t.span,
+                       help="pass a tensor and copy a slice of it into a tile")
+            return ERROR
+        shape = []
+        for d in t.dims:
+            shape.append(self.dim(d, t.kind, dims_env))
+        if any(isinstance(d, ErrorType) for d in shape):
+            return ERROR
+        if t.kind == "tensor":
+            return Tensor(elem, tuple(shape))
+        return Tile(elem, tuple(shape))
+
+    def dim(self, d, kind: str, dims_env: dict | None):
+        if isinstance(d, A.DimInt):
+            if d.value <= 0 or d.value > (1 << 31) - 1:
+                self.error("PH118", f"a dimension must be a positive i32, not {d.value}", d.span)
+                return ERROR
+            return d.value
+        if dims_env is not None and d.name in dims_env:
+            return dims_env[d.name]
+        b = self.scope.lookup(d.name)
+        if b is not None and b.kind == "const":
+            if not isinstance(b.const_value, int) or isinstance(b.const_value, bool) or b.const_value <= 0:
+                self.error("PH107", f"`{d.name}` = {b.const_value} is not a positive integer dimension",
+                           d.span)
+                return ERROR
+            return b.const_value
+        if kind == "tile":
+            if b is not None and b.kind in ("function-dim",) and isinstance(b.const_value, int):
+                return b.const_value
+            self.error("PH107", f"tile dimension `{d.name}` is not a compile-time constant", d.span,
+                       label="not a constant",
+                       help="use a literal, an `@autotune` name, or bind it with `-D NAME=VALUE`")
+            return ERROR
+        return d.name
+
+    # ---- attributes (§2)
+    class _Attrs:
+        def __init__(self):
+            self.launch: A.Attribute | None = None
+            self.aligned: list[A.Attribute] = []
+            self.autotune: dict[str, tuple[object, Span]] = {}
+
+    def attributes(self, k: A.Kernel, kinfo: KernelInfo):
+        attrs = self._Attrs()
+        seen: dict[str, A.Attribute] = {}
+        for a in k.attrs:
+            if a.name in seen and a.name in ("launch", "autotune"):
+                self.error("PH205", f"`@{a.name}` is given twice", a.span, label="second `@" + a.name + "`")
+                continue
+            seen[a.name] = a
+            if a.name == "launch":
+                attrs.launch = a
+            elif a.name == "aligned":
+                attrs.aligned.append(a)
+            elif a.name == "autotune":
+                self.autotune(a, attrs)
+            else:
+                self.error("PH204", f"attribute `@{a.name}` is not used by phobos-tools and is ignored",
+                           a.span, severity=NOTE)
+        return attrs
+
+    def autotune(self, a: A.Attribute, attrs) -> None:
+        if not a.args:
+            self.error("PH203", "`@autotune` needs at least one `NAME in [values]`", a.span)
+        for arg in a.args:
+            if arg.choices is None or arg.name is None:
+                self.error("PH203", "`@autotune` arguments have the form `NAME in [v1, v2, ..]`", arg.span)
+                continue
+            if arg.name in RESERVED:
+                self.error("PH103", f"`{arg.name}` is reserved and cannot be an `@autotune` name", arg.span)
+                continue
+            if arg.name in attrs.autotune:
+                self.error("PH203", f"`{arg.name}` is listed twice in `@autotune`", arg.span)
+                continue
+            if arg.name in self.defines:
+                value = self.defines[arg.name]
+            else:
+                value = arg.choices[0].value
+            attrs.autotune[arg.name] = (value, arg.span)
+
+    def attr_int(self, v, code: str, what: str) -> int | None:
+        """An attribute value that must be an integer: a literal or a constant name."""
+        if isinstance(v, A.IntLit):
+            return v.value
+        if isinstance(v, A.Name):
+            b = self.scope.lookup(v.id)
+            if b is not None and b.kind == "const" and isinstance(b.const_value, int) \
+                    and not isinstance(b.const_value, bool):
+                return b.const_value
+            self.error(code, f"{what} must be an integer or a compile-time constant, and `{v.id}` is not one",
+                       v.span, help="bind it with `-D NAME=VALUE` or `@autotune`")
+            return None
+        self.error(code, f"{what} must be an integer", v.span if v is not None else Span(1, 1, 1, 1))
+        return None
+
+    def launch_settings(self, attrs, kinfo: KernelInfo) -> None:
+        a = attrs.launch
+        if a is None:
+            return
+        args = a.args
+        if not args or len(args) > 3 or any(x.name is not None or x.choices is not None for x in args):
+            self.error("PH201", "`@launch` takes `(threads[, minBlocks[, maxRegs]])`", a.span)
+            return
+        threads = self.attr_int(args[0].value, "PH201", "the thread count")
+        if threads is not None:
+            if threads <= 0 or threads % 32 or threads > 1024:
+                self.error("PH201", f"the thread count must be a multiple of 32 between 32 and 1024, not {threads}",
+                           args[0].span, label="invalid thread count")
+            else:
+                kinfo.threads = threads
+        if len(args) > 1:
+            mb = self.attr_int(args[1].value, "PH201", "minBlocks")
+            if mb is not None and mb < 1:
+                self.error("PH201", f"minBlocks must be at least 1, not {mb}", args[1].span)
+            elif mb is not None:
+                kinfo.min_blocks = mb
+        if len(args) > 2:
+            mr = self.attr_int(args[2].value, "PH201", "maxRegs")
+            if mr is not None and not 16 <= mr <= 255:
+                self.error("PH201", f"maxRegs must be between 16 and 255, not {mr}", args[2].span)
+            elif mr is not None:
+                kinfo.max_regs = mr
+
+    def check_aligned(self, attrs, kinfo: KernelInfo) -> None:
+        for a in attrs.aligned:
+            if not a.args:
+                self.error("PH202", "`@aligned` needs `EXTENT = n` arguments", a.span)
+            for arg in a.args:
+                if arg.name is None or arg.choices is not None:
+                    self.error("PH202", "`@aligned` arguments have the form `EXTENT = n`", arg.span)
+                    continue
+                n = self.attr_int(arg.value, "PH202", "the alignment")
+                if n is None:
+                    continue
+                if n <= 0:
+                    self.error("PH202", f"the alignment must be positive, not {n}", arg.value.span)
+                    continue
+                b = self.scope.names.get(arg.name)
+                if b is None or b.kind not in ("extent", "const"):
+                    self.error("PH202", f"`{arg.name}` is not an extent of this kernel's tensors",
+                               arg.span, help="`@aligned` promises something about a tensor dimension name")
+                    continue
+                if b.kind == "const" and isinstance(b.const_value, int) and b.const_value % n:
+                    self.error("PH202", f"`{arg.name}` = {b.const_value} is not a multiple of {n}", arg.span)
+                    continue
+                if arg.name in kinfo.aligned:
+                    self.error("PH205", f"`{arg.name}` is aligned twice", arg.span)
+                    continue
+                kinfo.aligned[arg.name] = n
+
+    # ---- functions
+    def check_function_alone(self, fn: A.Function) -> Instance:
+        """An uncalled function: parsed and type-checked only, its dims left symbolic."""
+        saved = (self.inst, self.scope, self.fn_ret, self.in_function)
+        inst = Instance("function", fn.name, fn)
+        self.inst = inst
+        self.scope = Scope(function_boundary=True)
+        self.in_function = True
+        for name, value in self.defines.items():
+            t = BOOL if isinstance(value, bool) else I32 if isinstance(value, int) else F32
+            self.new_binding(name, "const", t, Span(1, 1, 1, 1), const_value=value)
+        dims_env: dict = {}
+        for p in fn.params:
+            for d in p.type.dims:
+                if isinstance(d, A.DimName) and d.name not in dims_env and self.scope.lookup(d.name) is None:
+                    dims_env[d.name] = d.name
+                    self.new_binding(d.name, "function-dim", I32, d.span)
+        self.function_params_alone(fn, dims_env)
+        self.fn_ret = self.return_type(fn, dims_env)
+        inst.ret_type = self.fn_ret
+        self.call_stack.append(fn.name)
+        self.block_body(fn.body.stmts)
+        self.call_stack.pop()
+        self.check_returns(fn)
+        self.inst, self.scope, self.fn_ret, self.in_function = saved
+        return inst
+
+    def function_params_alone(self, fn, dims_env) -> None:
+        for p in fn.params:
+            t = self.type_expr(p.type, allow_tensor=True, allow_tile=True, where="parameter", dims_env=dims_env)
+            if isinstance(t, Tile):
+                t = Tile(t.elem, t.shape, p.name)
+            self.new_binding(p.name, "param", t, p.span, node=p,
+                             buffer=p.name if isinstance(t, (Tensor, Tile)) else None)
+
+    def return_type(self, fn: A.Function, dims_env) -> Type | None:
+        if fn.ret is None:
+            return None
+        t = self.type_expr(fn.ret, allow_tensor=False, allow_tile=True, where="return type", dims_env=dims_env)
+        if isinstance(t, Tensor):
+            self.error("PH118", "a function cannot return a tensor", fn.ret.span)
+            return ERROR
+        return t
+
+    def check_returns(self, fn: A.Function) -> None:
+        if fn.ret is not None and not _always_returns(fn.body):
+            self.error("PH114", f"`{fn.name}` may reach its end without returning a value",
+                       Span(fn.body.span.end_line, max(1, fn.body.span.end_column - 1),
+                            fn.body.span.end_line, fn.body.span.end_column),
+                       label="the function can end here",
+                       help=f"end every path with `return` of a {fn.ret.elem if fn.ret.kind == 'scalar' else 'tile'}")
+
+    def inline_call(self, call: A.Call, fn: A.Function) -> Type:
+        """Check ``fn``'s body for this call: parameters bound to the arguments, dims to their
+        shapes. The result is the function's return type at this call."""
+        if fn.name in self.call_stack:
+            self.error("PH113", f"`{fn.name}` calls itself (through {' -> '.join(self.call_stack + [fn.name])})",
+                       call.span, label="recursive call",
+                       help="functions are inlined at every call, so they cannot recurse")
+            return ERROR
+        if len(self.call_stack) >= MAX_INLINE_DEPTH:
+            self.error("PH113", f"functions nested more than {MAX_INLINE_DEPTH} calls deep", call.span)
+            return ERROR
+        if fn.name in self.bad_functions:          # its signature is already reported
+            for a in call.args:
+                self.expr(a)
+            return ERROR
+        if len(call.args) != len(fn.params):
+            self.error("PH109", f"`{fn.name}` takes {len(fn.params)} argument{'s' if len(fn.params) != 1 else ''}, "
+                       f"not {len(call.args)}", call.span)
+            for a in call.args:
+                self.expr(a)
+            return ERROR
+        self.called.add(fn.name)
+        arg_types = [self.expr(a) for a in call.args]
+        # bind dims from the arguments' shapes
+        dims_env: dict = {}
+        ok = True
+        for p, a, at in zip(fn.params, call.args, arg_types):
+            if isinstance(at, ErrorType):
+                ok = False
+                continue
+            if p.type.kind == "scalar":
+                pt = SCALARS.get(p.type.elem)
+                if pt is None:
+                    ok = False
+                    continue
+                if not isinstance(at, Scalar):
+                    self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a {pt}, not a {_describe(at)}",
+                               a.span, label=f"a {_describe(at)}")
+                    ok = False
+                elif not assignable(at, pt):
+                    self.error("PH105", f"parameter `{p.name}` of `{fn.name}` is {pt}, but the argument is {at}",
+                               a.span, label=f"{at}", help=f"convert it: `{pt}({source_of(a)})`")
+                    ok = False
+                else:
+                    self.settle_expr(a, pt)
+                continue
+            # tensor or tile parameter: the argument's shape binds the dims
+            want_kind = p.type.kind
+            if want_kind == "tensor" and not (isinstance(at, Tensor) or (isinstance(at, Tile) and at.buffer)):
+                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tensor, not a {_describe(at)}",
+                           a.span)
+                ok = False
+                continue
+            if want_kind == "tile" and not isinstance(at, Tile):
+                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tile, not a {_describe(at)}", a.span)
+                ok = False
+                continue
+            if p.type.elem != at.elem.name:
+                self.error("PH105", f"parameter `{p.name}` of `{fn.name}` holds {p.type.elem}, "
+                           f"but the argument holds {at.elem}", a.span)
+                ok = False
+                continue
+            if len(p.type.dims) != len(at.shape):
+                self.error("PH106", f"parameter `{p.name}` of `{fn.name}` has rank {len(p.type.dims)}, "
+                           f"the argument rank {len(at.shape)}", a.span)
+                ok = False
+                continue
+            for d, actual in zip(p.type.dims, at.shape):
+                if isinstance(d, A.DimInt):
+                    if d.value != actual:
+                        self.error("PH106", f"parameter `{p.name}` of `{fn.name}` wants extent {d.value}, "
+                                   f"the argument has {actual}", a.span)
+                        ok = False
+                elif d.name in dims_env and dims_env[d.name] != actual:
+                    self.error("PH106", f"`{d.name}` is bound to {dims_env[d.name]} by an earlier argument, "
+                               f"but this one has {actual}", a.span)
+                    ok = False
+                else:
+                    dims_env[d.name] = actual
+        if not ok:
+            return ERROR
+
+        # the memory behind each tensor/tile argument, looked up in the caller's instance
+        arg_buffers = [at.buffer if isinstance(at, Tile) and at.buffer else self._buffer_of(a)
+                       for a, at in zip(call.args, arg_types)]
+        saved = (self.inst, self.scope, self.fn_ret, self.in_function)
+        inst = Instance("function", fn.name, fn, call_span=call.span, call_node=call, parent=self.inst)
+        self.inst.calls[id(call)] = inst
+        self.inst = inst
+        self.scope = Scope(function_boundary=True)
+        self.in_function = True
+        for name, value in self.defines.items():
+            t = BOOL if isinstance(value, bool) else I32 if isinstance(value, int) else F32
+            self.new_binding(name, "const", t, Span(1, 1, 1, 1), const_value=value)
+        for name, v in dims_env.items():
+            if self.scope.names.get(name) is None:
+                self.new_binding(name, "function-dim", I32, fn.span,
+                                 const_value=v if isinstance(v, int) else None)
+        for p, a, at, arg_buf in zip(fn.params, call.args, arg_types, arg_buffers):
+            if p.type.kind == "scalar":
+                t = SCALARS[p.type.elem]
+                self.new_binding(p.name, "param", t, p.span, node=p)
+            else:
+                shape = tuple(dims_env.get(d.name, d.name) if isinstance(d, A.DimName) else d.value
+                              for d in p.type.dims)
+                buf = arg_buf or f"{p.name}#{next(self.uids)}"
+                t = Tensor(at.elem, shape) if p.type.kind == "tensor" else Tile(at.elem, shape, buf)
+                self.new_binding(p.name, "param", t, p.span, node=p, buffer=buf)
+        self.fn_ret = self.return_type(fn, dims_env)
+        inst.ret_type = self.fn_ret
+        self.call_stack.append(fn.name)
+        self.block_body(fn.body.stmts)
+        self.call_stack.pop()
+        self.check_returns(fn)
+        ret = self.fn_ret
+        self.inst, self.scope, self.fn_ret, self.in_function = saved
+        if ret is None:
+            return VOID
+        if isinstance(ret, Tile):
+            return Tile(ret.elem, ret.shape)
+        return ret
+
+    def _buffer_of(self, e) -> str | None:
+        if isinstance(e, A.Name):
+            b = self.inst.resolution.get(id(e))
+            return b.buffer if b is not None else None
+        if isinstance(e, A.Index):
+            return self._buffer_of(e.base)
+        return None
+

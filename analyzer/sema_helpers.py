@@ -1,0 +1,168 @@
+"""Small helpers shared by the parts of the semantic pass: type and shape descriptions for
+messages, NumPy broadcasting, subscript and tile-expression walks, did-you-mean."""
+
+from __future__ import annotations
+
+from .builtins import BUILTINS, TILE_BUILTINS
+from .sema_model import Instance, Scope
+from .syntax import ast as A
+from .types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
+
+
+def _describe(t: Type) -> str:
+    if isinstance(t, Scalar):
+        return f"scalar {settle(t)}" if t.is_weak else str(t)
+    if isinstance(t, Run):
+        return f"run ({t})"
+    if isinstance(t, Tile):
+        return f"tile ({t})"
+    if isinstance(t, Tensor):
+        return f"tensor ({t})"
+    return str(t)
+
+
+def _shape(shape) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _with_elem(t, el):
+    return Run(el, t.n) if isinstance(t, Run) else Tile(el, t.shape, None)
+
+
+def _broadcast(a: tuple, b: tuple) -> tuple | None:
+    """NumPy broadcasting of two shapes (trailing axes aligned; extent 1 stretches)."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return tuple(reversed(out))
+
+
+def _broadcasts_to(src: tuple, dst: tuple) -> bool:
+    return _broadcast(src, dst) == tuple(dst) and len(src) <= len(dst)
+
+
+def _sub_exprs(s):
+    if isinstance(s, A.Point):
+        return [s.index]
+    if isinstance(s, A.SpanSub):
+        return [s.start, s.length]
+    return [x for x in (s.lo, s.hi) if x is not None]
+
+
+def _sub_text(s) -> str:
+    from .syntax.printer import subscript
+    return subscript(s)
+
+
+def _is_view_source(value, inst: Instance) -> bool:
+    """A `let` of a slice or of a tile's name is a view (LANGUAGE §5)."""
+    if isinstance(value, A.Index):
+        return not value.is_point
+    if isinstance(value, A.Name):
+        return isinstance(inst.types.get(id(value)), Tile)
+    return False
+
+
+def _is_plain_tile(value, inst: Instance) -> bool:
+    """The value is a slice or a tile variable (a copy rather than a computation)."""
+    if isinstance(value, A.Index) and not value.is_point:
+        return True
+    return isinstance(value, A.Name) and isinstance(inst.types.get(id(value)), Tile)
+
+
+def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
+    """Buffers a tile-valued expression reads: its slices and tile/view names (LANGUAGE §9.5).
+    A view reads the buffer it was sliced from; ``names`` receives buffer -> name as written."""
+    reads: list[str] = []
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        t = inst.types.get(id(e))
+        if isinstance(e, A.Name):
+            if isinstance(t, Tile):
+                b = inst.resolution.get(id(e))
+                buf = b.buffer if b is not None and b.buffer else e.id
+                reads.append(buf)
+                if names is not None:
+                    names.setdefault(buf, e.id)
+            continue
+        if isinstance(e, A.Index):
+            if not e.is_point and isinstance(t, Tile) and t.buffer:
+                reads.append(t.buffer)
+                if names is not None and isinstance(e.base, A.Name):
+                    names.setdefault(t.buffer, e.base.id)
+            continue
+        if isinstance(e, A.Binary):
+            stack.extend((e.rhs, e.lhs))
+        elif isinstance(e, A.Unary):
+            stack.append(e.operand)
+        elif isinstance(e, A.Call):
+            stack.extend(reversed(e.args))
+    return list(dict.fromkeys(reads))
+
+
+def _broadcast_scalars(value, inst: Instance) -> list:
+    """Scalar operands a sweep broadcasts over its tiles (LANGUAGE §9.7)."""
+    out = []
+    stack = [value]
+    while stack:
+        e = stack.pop()
+        t = inst.types.get(id(e))
+        if isinstance(t, Scalar):
+            if not isinstance(e, (A.IntLit, A.FloatLit, A.BoolLit)):
+                out.append(e)
+            continue
+        if isinstance(e, A.Binary):
+            stack.extend((e.rhs, e.lhs))
+        elif isinstance(e, A.Unary):
+            stack.append(e.operand)
+        elif isinstance(e, A.Call) and e.func not in TILE_BUILTINS[:-1]:
+            stack.extend(reversed(e.args))
+    return out
+
+
+def _always_returns(block: A.Block) -> bool:
+    for s in reversed(block.stmts):
+        if isinstance(s, A.Return):
+            return True
+        if isinstance(s, A.If):
+            return _if_returns(s)
+        return False
+    return False
+
+
+def _if_returns(s: A.If) -> bool:
+    if s.orelse is None or not _always_returns(s.then):
+        return False
+    if isinstance(s.orelse, A.If):
+        return _if_returns(s.orelse)
+    return _always_returns(s.orelse)
+
+
+def _did_you_mean(name: str, scope: Scope) -> str | None:
+    import difflib
+    names = set()
+    s = scope
+    while s is not None:
+        names.update(s.names)
+        s = s.parent
+    close = difflib.get_close_matches(name, sorted(names), n=1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _did_you_mean_fn(name: str, functions) -> str | None:
+    import difflib
+    close = difflib.get_close_matches(name, sorted(set(functions) | BUILTINS | set(SCALARS)), n=1)
+    return f"did you mean `{close[0]}`?" if close else None
+
+
+def _fmt_list(items) -> str:
+    items = list(items)
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

@@ -1,0 +1,115 @@
+"""What the semantic pass produces (bindings, instances, kernels, the program) and the scopes it
+resolves names in. See semantics.py for the pass itself."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .diagnostics.model import Span
+from .ops import OpInfo
+from .syntax import ast as A
+from .types import Run, Scalar, Type
+
+from .builtins import BUILTINS
+from .types import TYPE_WORDS
+
+DEFAULT_THREADS = 256
+RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}
+
+CTX_PATHS = {
+    ("block", "x"), ("block", "y"), ("block", "z"),
+    ("blocks", "x"), ("blocks", "y"), ("blocks", "z"),
+    ("threads",), ("warps",), ("lanes",), ("thread",), ("warp",), ("lane",),
+}
+
+MAX_INLINE_DEPTH = 32
+
+
+
+
+@dataclass(eq=False)
+class Binding:
+    """A declared name. ``kind``: param, extent, const, let, var, loop, view, function-dim."""
+
+    name: str
+    kind: str
+    type: Type
+    span: Span
+    node: object = None
+    mutable: bool = False
+    const_value: int | float | bool | None = None
+    buffer: str | None = None       # tile/tensor/view: the memory behind it
+    uid: int = 0
+
+    @property
+    def is_scalar_or_run(self) -> bool:
+        return isinstance(self.type, (Scalar, Run))
+
+
+@dataclass(eq=False)
+class Instance:
+    """One body checked in one context: a kernel, or one inlined call of a function."""
+
+    kind: str                      # "kernel" or "function"
+    name: str
+    node: object                   # A.Kernel or A.Function
+    call_span: Span | None = None  # where this instance was inlined from
+    call_node: object = None       # the A.Call it was inlined for (its args are in `parent`)
+    parent: "Instance | None" = None
+    types: dict[int, Type] = field(default_factory=dict)
+    resolution: dict[int, Binding] = field(default_factory=dict)
+    ops: dict[int, OpInfo] = field(default_factory=dict)
+    calls: dict[int, "Instance"] = field(default_factory=dict)
+    bindings: list[Binding] = field(default_factory=list)
+    decls: dict[int, Binding] = field(default_factory=dict)   # id(Let/Var/For/Param) -> Binding
+    ret_type: Type | None = None
+
+
+@dataclass(eq=False)
+class KernelInfo:
+    kernel: A.Kernel
+    instance: Instance
+    threads: int = DEFAULT_THREADS
+    min_blocks: int | None = None
+    max_regs: int | None = None
+    aligned: dict[str, int] = field(default_factory=dict)
+    constants: dict[str, object] = field(default_factory=dict)
+    extents: list[str] = field(default_factory=list)   # runtime extents, first appearance order
+    params: list[Binding] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class ProgramInfo:
+    kernels: list[KernelInfo] = field(default_factory=list)
+    functions: dict[str, A.Function] = field(default_factory=dict)
+    uncalled: list[Instance] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- scopes
+
+
+class Scope:
+    __slots__ = ("names", "parent", "loop", "function_boundary")
+
+    def __init__(self, parent: "Scope | None" = None, loop: bool = False, function_boundary: bool = False):
+        self.names: dict[str, Binding] = {}
+        self.parent = parent
+        self.loop = loop
+        self.function_boundary = function_boundary
+
+    def lookup(self, name: str) -> Binding | None:
+        s = self
+        while s is not None:
+            b = s.names.get(name)
+            if b is not None:
+                return b
+            s = s.parent
+        return None
+
+    def in_loop(self) -> bool:
+        s = self
+        while s is not None and not s.function_boundary:
+            if s.loop:
+                return True
+            s = s.parent
+        return False
