@@ -37,8 +37,10 @@ class CheckResult:
         return not any(d.severity == ERROR for d in self.diagnostics)
 
 
-def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, str] | None = None) -> CheckResult:
-    """Check one source (bytes are decoded as UTF-8). Never raises for a bad program."""
+def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, str] | None = None,
+                 arch: str = "sm_90") -> CheckResult:
+    """Check one source (bytes are decoded as UTF-8) for target ``arch`` (the resource checks,
+    PH211/PH212). Never raises for a bad program; an unknown ``arch`` is a ValueError."""
     result = CheckResult(path, None)
     diags = result.diagnostics
     size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
@@ -59,6 +61,8 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
             result.semantics = analyze(program, defines, diags)
         if result.semantics is not None and not any(d.severity == ERROR for d in diags):
             from .analysis import analyze_program, kinds_table
+            from .resources import check as check_resources
+            diags.extend(check_resources(result.semantics, arch))
             result.analyses = analyze_program(result.semantics, diags)
             result.kinds = kinds_table(result.analyses)
     diags.sort(key=Diagnostic.sort_key)
@@ -105,8 +109,8 @@ def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:
     return text
 
 
-def check_file(path: str | Path, defines: dict[str, str] | None = None) -> CheckResult:
+def check_file(path: str | Path, defines: dict[str, str] | None = None, arch: str = "sm_90") -> CheckResult:
     """Read and check one file. OSError (missing, unreadable) propagates: that is a usage error."""
     p = Path(path)
     data = p.read_bytes()
-    return check_source(data, str(path), defines)
+    return check_source(data, str(path), defines, arch)

@@ -36,7 +36,6 @@ EXIT_BROKEN_PIPE = 141      # the shell's 128 + SIGPIPE
 PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
 _DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
-_ARCH = re.compile(r"sm_[0-9]+")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FORMATS = ("text", "json", "sarif")
@@ -79,7 +78,7 @@ class Options:
     kinds: bool = False
     why: str | None = None
     dump_cfg: Path | None = None
-    arch: str | None = None      # accepted and kept; the resource checks that use it come later
+    arch: str | None = None      # the target of the resource checks (analyzer/resources.py)
     defines: dict[str, str] = field(default_factory=dict)
 
 
@@ -149,8 +148,10 @@ def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser)
     if not args.paths:
         parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
     defines = _parse_defines(args.defines, parser)
-    if args.arch is not None and not _ARCH.fullmatch(args.arch):
-        parser.error(f"--arch: expected a target such as sm_90, got {args.arch!r}")
+    if args.arch is not None:
+        from ..analyzer.resources import TARGETS
+        if args.arch not in TARGETS:
+            parser.error(f"--arch: unknown target {args.arch!r}; the targets are {', '.join(TARGETS)}")
     if args.why is not None:
         if args.format != "text":
             parser.error(f"--why prints text; it cannot be combined with --format {args.format}")
@@ -188,7 +189,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     cfg_names: set[str] = set()   # files written by --dump-cfg in this run
     for path in paths:
         try:
-            report = _check_one(analyzer, path, options.defines)
+            report = _check_one(analyzer, path, options.defines, options.arch)
         except OSError as exc:
             _error(f"cannot read {str(path)!r}: {exc.strerror or exc}")
             status = max(status, EXIT_USAGE)
@@ -290,11 +291,13 @@ def collect_sources(arg: str) -> list[Path]:
     return sorted(found)
 
 
-def _check_one(analyzer: Any, path: Path, defines: dict[str, str]) -> FileReport:
+def _check_one(analyzer: Any, path: Path, defines: dict[str, str], options_arch: str | None = None) -> FileReport:
     """Check one file. OSError propagates (a usage error); anything else becomes PH900."""
     display = str(path)
     try:
-        result = analyzer.check_file(display, defines)
+        # the default target is check_file's own; --arch passes another
+        result = (analyzer.check_file(display, defines, options_arch) if options_arch
+                  else analyzer.check_file(display, defines))
     except OSError:
         raise
     except Exception as exc:

@@ -56,12 +56,11 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
                  kernel: str | None = None, resources: bool = True) -> BuildResult:
     """Check ``source``; if it is accepted, lower its kernels (or only ``kernel``) for ``arch``.
     Raises NoSuchKernel when ``kernel`` names no kernel of an accepted file."""
-    from ..analyzer import check_source
     from .pipeline import TARGETS
 
     if arch not in TARGETS:
         raise ValueError(f"unsupported target {arch}; phobos-build targets {', '.join(TARGETS)}")
-    checked = check_source(source, path, {k: str(v) for k, v in (defines or {}).items()})
+    checked = _check(source, path, {k: str(v) for k, v in (defines or {}).items()}, arch)
     result = BuildResult(path, checked.text, list(checked.diagnostics), check=checked)
     if not checked.ok or checked.semantics is None:
         return result
@@ -77,6 +76,13 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
             result.kernels.append(built)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _check(source, path, defines, arch):
+    """``check_source`` for ``arch``, resource checks (PH211, PH212) included."""
+    from ..analyzer import check_source
+
+    return check_source(source, path, defines, arch=arch)
 
 
 def _lower_one(kinfo, analysis, arch, path, resources, diagnostics) -> BuiltKernel | None:
@@ -95,8 +101,8 @@ def _lower_one(kinfo, analysis, arch, path, resources, diagnostics) -> BuiltKern
         compiled = compile_kernel(kinfo, analysis, arch, path)
         res, log = (_resources(compiled.ptx, arch) if resources else (None, None))
     except Unsupported as u:
-        diagnostics.append(Diagnostic(UNSUPPORTED_CODE, str(u), u.span or kinfo.kernel.name_span,
-                                      label="not lowered yet", help=u.help))
+        label = "not lowered yet" if u.code == UNSUPPORTED_CODE else None
+        diagnostics.append(Diagnostic(u.code, str(u), u.span or kinfo.kernel.name_span, label=label, help=u.help))
         return None
     except Exception as exc:                 # noqa: BLE001 - every failure here is a bug: PH901
         span = getattr(exc, "span", None) or kinfo.kernel.name_span or Span(1, 1, 1, 1)
@@ -104,7 +110,8 @@ def _lower_one(kinfo, analysis, arch, path, resources, diagnostics) -> BuiltKern
         diagnostics.append(Diagnostic(INTERNAL_CODE, f"internal error while lowering `{name}`: {what}", span,
                                       help="this is a bug in phobos-build; please report it with this file"))
         return None
-    return BuiltKernel(name, arch, compiled.ptx, compiled.llvm_ir, manifest(kinfo, arch, res), log)
+    return BuiltKernel(name, arch, compiled.ptx, compiled.llvm_ir,
+                       manifest(kinfo, arch, res, compiled.dynamic_shared_bytes), log)
 
 
 def _resources(ptx: str, arch: str):

@@ -8,8 +8,9 @@ optimizer), tensors and tiles ``MemRef``s (memory.py). Statements carry their so
 LLVM debug location, which becomes a ``.loc`` directive. Instructions come from the tables of
 intrinsics.py; collectives and once-per-CTA operations from collectives.py.
 
-Anything this stage does not lower (tile operations, until the next issue) is found before any
-IR is built and raised as ``Unsupported`` at its source span.
+Tile statements (copies, fills, sweeps and the tile built-ins) go to tiles.py and tile_ops.py,
+tiles themselves to shared memory (shared.py). Anything this stage does not lower is found
+before any IR is built and raised as ``Unsupported`` at its source span.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from ..analyzer.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH
+from ..analyzer.builtins import ATOMICS, SCALAR_MATH
 from ..analyzer.constants import affine, constant_of
 from ..analyzer.ops import OpClass
 from ..analyzer.syntax import ast as A
@@ -27,14 +28,22 @@ from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar
 from . import collectives as C
 from . import intrinsics as K
 from .align import INFINITE, twos, twos_of_int
+from .barriers import barrier_sites
+from .bounds import Bounds
 from .errors import LoweringError, Unsupported
 from .kinds import WARP_UNIFORM, expr_kind
 from .ltypes import GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat, value_ir
 from .memory import Addressing, Axis, MemRef, Term
+from .shared import SharedMemory
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SHIFTS = ("<<", ">>")
-LOWERED_CTA_WIDE = ("barrier()",) + ATOMICS + MEMORY_ORDER
+SMALL_LOOP_UNROLL = 8
+SMALL_LOOP_NODES = 40
+
+# Operations this stage cannot lower yet, with what to say about them (LANGUAGE §8 allows a
+# located "not supported yet" error for an operation the build cannot lower).
+NOT_LOWERED: dict[str, str] = {}
 
 
 @dataclass
@@ -61,67 +70,25 @@ def settled(t):
 
 # ---------------------------------------------------------------- what this stage cannot lower
 def unsupported_ops(kinfo) -> list[Unsupported]:
-    """Every tile operation (a CTA-wide operation other than barrier, atomics and acquire /
-    release) in the kernel and the functions it inlines, in source order."""
+    """Every operation of NOT_LOWERED in the kernel and the functions it inlines, in source
+    order."""
     found = []
     stack = [kinfo.instance]
     seen = set()
     while stack:
         inst = stack.pop()
-        views = _view_slices(inst)
         for node_id, op in inst.ops.items():
-            if node_id in views:
-                continue
-            if op.cls is OpClass.CTA_WIDE and op.name not in LOWERED_CTA_WIDE:
+            if op.cls is OpClass.CTA_WIDE and op.name in NOT_LOWERED:
                 key = (op.span, op.name)
                 if key not in seen:
                     seen.add(key)
-                    what = op.name if op.name in ("qdot_t", "qmma_t") else f"{op.name} (a tile operation)"
-                    u = Unsupported(f"`{what}` is not supported by phobos-build yet", op.span,
-                                    help="tile operations arrive with the next part of the lowering; "
-                                         "phobos-check accepts this kernel")
+                    u = Unsupported(f"`{op.name}` is not supported by phobos-build yet", op.span,
+                                    help=NOT_LOWERED[op.name])
                     u.what = op.name
                     found.append(u)
         stack.extend(inst.calls.values())
-    # a slice that is the target or source of a reported copy or sweep is part of it
-    found = [u for u in found if not (u.what == "slice" and any(
-        o is not u and _inside(u.span, o.span) for o in found))]
     found.sort(key=lambda u: (u.span.line, u.span.column))
     return found
-
-
-def _view_slices(inst) -> set[int]:
-    """Slices that only name memory (no operation, §5): a `let` view's value, and a slice
-    passed to an inlined function's tensor or tile parameter."""
-    out = set()
-    for b in inst.decls.values():
-        if b.kind == "view" and isinstance(b.node, A.Let):
-            out.add(id(b.node.value))
-    for node in _walk(inst.node.body):
-        if isinstance(node, A.Call) and id(node) in inst.calls:
-            callee = inst.calls[id(node)]
-            for p, arg in zip(callee.node.params, node.args):
-                if p.type.kind in ("tensor", "tile") and isinstance(arg, A.Index) and not arg.is_point:
-                    out.add(id(arg))
-    return out
-
-
-def _walk(node):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        for name in getattr(type(n), "__slots__", ()):
-            if name == "span" or name.endswith("_span"):
-                continue
-            v = getattr(n, name)
-            for x in (v if isinstance(v, tuple) else (v,)):
-                if hasattr(type(x), "__slots__") and hasattr(x, "span"):
-                    stack.append(x)
-
-
-def _inside(a, b) -> bool:
-    return (b.line, b.column) <= (a.line, a.column) and (a.end_line, a.end_column) <= (b.end_line, b.end_column)
 
 
 @dataclass
@@ -133,7 +100,10 @@ class Frame:
 
 
 class KernelEmitter:
-    def __init__(self, module: ir.Module, kinfo, analysis, debug):
+    Val = Val
+
+    def __init__(self, module: ir.Module, kinfo, analysis, debug, dynamic_shared: bool = False,
+                 named_shared_bytes: int = 0):
         self.module = module
         self.kinfo = kinfo
         self.analysis = analysis
@@ -145,6 +115,22 @@ class KernelEmitter:
         self.frames: list[Frame] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []
         self.shared: dict[str, ir.GlobalVariable] = {}
+        self.smem = SharedMemory(module, kinfo.kernel.name, dynamic_shared, named_shared_bytes)
+        self.barrier_before = barrier_sites(kinfo, analysis)     # §10: (id(inst), id(stmt))
+        self.binding_by_uid: dict[int, object] = {}
+        self.home_of: dict[int, object] = {}
+        self._index_bindings(kinfo.instance)
+        self.guard_bounds: dict = {}       # atom -> upper bound (affine) inside enclosing ifs
+        self.bounds = Bounds(self)
+        from .tiles import TileLowering
+        self.tiles = TileLowering(self)
+
+    def _index_bindings(self, inst) -> None:
+        for b in inst.bindings:
+            self.binding_by_uid[b.uid] = b
+            self.home_of[b.uid] = inst
+        for callee in inst.calls.values():
+            self._index_bindings(callee)
 
     # ================================================================ the function
     def lower(self) -> ir.Function:
@@ -178,6 +164,7 @@ class KernelEmitter:
         self.b.position_at_end(exit_bb)
         self.b.ret_void()
         self.alloca_builder.branch(body)
+        self.smem.finish()
         return fn
 
     def _bind_kernel_params(self, fn):
@@ -220,6 +207,9 @@ class KernelEmitter:
         if const != 1:
             value = ("mul", value, const)
         return Term(value, min(INFINITE, tw))
+
+    def extent64(self, name: str) -> ir.Value:
+        return self._extent64(name)[0]
 
     def _extent64(self, name: str):
         v = self.extent_values.get(name)
@@ -300,6 +290,13 @@ class KernelEmitter:
     def ctx(self, path) -> ir.Value:
         return K.CTX[path](self.ops, self.threads)
 
+    def fresh_thread(self) -> ir.Value:
+        """%tid.x read anew (volatile ``mov``): the index arithmetic of each tile statement then
+        starts from its own read, rather than from values LLVM would otherwise share with the
+        statements before a loop and keep alive across it (ptxas spilled such values in
+        linear_relu)."""
+        return K.fresh_tid(self.ops)
+
     def _close_into(self, target: ir.Block) -> None:
         if not self.b.block.is_terminated:
             self.b.branch(target)
@@ -340,8 +337,13 @@ class KernelEmitter:
 
     def stmt_Let(self, s: A.Let) -> None:
         b = self.inst.decls[id(s)]
-        if b.kind == "view" or isinstance(b.type, Tile):
+        if b.kind == "view":
             self.slots[b.uid] = ("mem", self.memref(s.value))
+            return
+        if isinstance(b.type, Tile):                 # a materialized `let`: a new tile (§5)
+            ref = self._tile(b, settled(b.type))
+            self.slots[b.uid] = ("mem", ref)
+            self.tiles.statement(s, ref, s.value, "=")
             return
         val = self.to(self.expr(s.value), b.type)
         self.slots[b.uid] = ("value", val)
@@ -352,9 +354,10 @@ class KernelEmitter:
         b = self.inst.decls[id(s)]
         t = settled(b.type)
         if isinstance(t, Tile):
-            if s.value is not None:
-                raise Unsupported("a tile initializer is not supported by phobos-build yet", s.span)
-            self.slots[b.uid] = ("mem", self._tile(b, t))
+            ref = self._tile(b, t)
+            self.slots[b.uid] = ("mem", ref)
+            if s.value is not None:                  # filled by a CTA-wide copy or sweep (§5)
+                self.tiles.statement(s, ref, s.value, "=")
             return
         ptr = self.alloca(value_ir(t), name=s.name)
         init = self.to(self.expr(s.value), t) if s.value is not None else Val(_zero(t), t)
@@ -365,12 +368,18 @@ class KernelEmitter:
         count = 1
         for d in t.shape:
             count *= d
-        g = ir.GlobalVariable(self.module, ir.ArrayType(memory_ir(t.elem), count),
-                              f"{b.name}_{b.uid}_{self.kinfo.kernel.name}", addrspace=SHARED)
-        g.linkage = "internal"
-        g.align = 16
-        g.initializer = ir.Constant(g.value_type, ir.Undefined)
-        return self._tensor_ref(opaque(g), t, SHARED)
+        ptr = self.smem.named(f"{b.name}_{b.uid}", settle(t.elem), count)
+        return self.tile_ref(ptr, settle(t.elem), list(t.shape))
+
+    def tile_ref(self, ptr, elem, shape) -> MemRef:
+        """A row-major tile of ``shape`` at ``ptr`` in shared memory (a buffer of its own)."""
+        axes = []
+        for a, d in enumerate(shape):
+            stride = 1
+            for x in shape[a + 1:]:
+                stride *= x
+            axes.append(Axis(Term(stride, twos_of_int(stride)), d))
+        return MemRef(ptr, elem, axes, [], SHARED, buffer=object())
 
     def stmt_Assign(self, s: A.Assign) -> None:
         target = s.target
@@ -378,6 +387,9 @@ class KernelEmitter:
         if isinstance(target, A.Name):
             b = self.binding(target)
             slot = self.slots.get(b.uid)
+            if slot is not None and slot[0] == "mem":            # a tile: a CTA-wide write
+                self.tiles.statement(s, slot[1], s.value, s.op)
+                return
             if slot is None or slot[0] != "var":
                 raise LoweringError(f"assignment to `{b.name}`, which is not a var", s.span)
             _, ptr, t = slot
@@ -404,8 +416,9 @@ class KernelEmitter:
             vec = self.b.insert_element(vec, self.to(value, t.elem).v, ir.Constant(I32T, k))
             self.b.store(vec, ptr)
             return
-        if not target.is_point:
-            raise Unsupported("a slice assignment (a tile operation) is not supported by phobos-build yet", s.span)
+        if not target.is_point:                              # a slice: a CTA-wide write
+            self.tiles.statement(s, self.memref(target), s.value, s.op)
+            return
         ref = slot[1]
         terms = self.point_terms(ref, target.subs)
         value = self.expr(s.value)
@@ -421,7 +434,10 @@ class KernelEmitter:
         else_bb = self.fn.append_basic_block("else") if s.orelse is not None else merge_bb
         self.b.cbranch(c, then_bb, else_bb)
         self.b.position_at_end(then_bb)
+        saved_guards = self.guard_bounds
+        self.guard_bounds = {**saved_guards, **self.bounds.guard_facts(s.cond, self.inst)}
         self.block(s.then)
+        self.guard_bounds = saved_guards
         self._close_into(merge_bb)
         if s.orelse is not None:
             self.b.position_at_end(else_bb)
@@ -474,9 +490,36 @@ class KernelEmitter:
         i = self.b.load(ptr, typ=scalar_ir(lt))
         self.b.store(self.b.add(i, step, flags=("nsw",)), ptr)
         back = self.b.branch(head)
-        unroll = self.const_int(s.unroll) if s.unroll is not None else None
+        unroll = self.const_int(s.unroll) if s.unroll is not None else self._default_unroll(s)
         back.set_metadata("llvm.loop", self._loop_md(unroll))
         self.b.position_at_end(done)
+
+    def _default_unroll(self, s: A.For) -> int | None:
+        """Unroll a small loop without ``<unroll n>`` SMALL_LOOP_UNROLL times, as nvcc does with
+        such loops (LLVM leaves loops with a runtime trip count alone and ptxas unrolls them 4
+        times; measured in benchmarks/sass_vs_nvcc.py). Small: no nested loop, call, collective
+        or shuffle, and at most SMALL_LOOP_NODES nodes, a run of n elements counting n times (an
+        unrolled loop over 16-byte runs holds too many registers: layernorm_rows went from 40 to
+        112)."""
+        nodes = 0
+        stack = [s.body]
+        while stack:
+            n = stack.pop()
+            t = self.inst.types.get(id(n))
+            nodes += t.n if isinstance(t, Run) else 1
+            if nodes > SMALL_LOOP_NODES or isinstance(n, (A.For, A.While, A.GenericCall)):
+                return None
+            if isinstance(n, A.Call) and (id(n) in self.inst.calls or self.inst.ops.get(id(n)) is not None and
+                                          self.inst.ops[id(n)].cls is not OpClass.PER_THREAD):
+                return None
+            for name in getattr(type(n), "__slots__", ()):
+                if name == "span" or name.endswith("_span"):
+                    continue
+                v = getattr(n, name)
+                for x in (v if isinstance(v, tuple) else (v,)):
+                    if hasattr(type(x), "__slots__") and hasattr(x, "span"):
+                        stack.append(x)
+        return SMALL_LOOP_UNROLL
 
     def _loop_md(self, unroll: int | None):
         m = self.module
@@ -609,7 +652,8 @@ class KernelEmitter:
     # ---------------------------------------------------------------- subscripts
     def index_term(self, e) -> Term:
         v = self.expr(e)
-        return Term(convert(self.b, v.v, v.t, T_I64), self.twos(e))
+        narrow = convert(self.b, v.v, v.t, I32) if v.t.is_int and v.t.name != "i64" else None
+        return Term(convert(self.b, v.v, v.t, T_I64), self.twos(e), narrow)
 
     def point_terms(self, ref: MemRef, subs) -> list[Term]:
         from .memory import scale
@@ -626,22 +670,88 @@ class KernelEmitter:
             return slot[1]
         if isinstance(e, A.Index) and isinstance(e.base, A.Name):
             base = self.memref(e.base)
-            starts, keep, extents = [], [], []
-            for s in e.subs:
+            starts, keep, extents, inside = [], [], [], []
+            for s, axis in zip(e.subs, base.axes):
                 if isinstance(s, A.Point):
                     starts.append(self.index_term(s.index))
                     keep.append(False)
                     extents.append(1)
+                    inside.append(self.bounds.inside(s.index, None, axis.extent, self.inst))
                 elif isinstance(s, A.SpanSub):
+                    n = self.const_int(s.length)
                     starts.append(self.index_term(s.start))
                     keep.append(True)
-                    extents.append(self.const_int(s.length))
+                    extents.append(n)
+                    inside.append(self.bounds.inside(s.start, n, axis.extent, self.inst))
+                elif s.lo is None and s.hi is None:          # `:` the whole axis
+                    starts.append(Term(0, INFINITE))
+                    keep.append(True)
+                    extents.append(axis.extent)
+                    inside.append(True)
                 else:
+                    n = self._range_length(s)
                     starts.append(self.index_term(s.lo) if s.lo is not None else Term(0, INFINITE))
                     keep.append(True)
-                    extents.append(None)
-            return base.view(starts, keep, extents)
+                    extents.append(n)
+                    inside.append(self.bounds.inside(s.lo, n, axis.extent, self.inst))
+            return base.view(starts, keep, extents, inside)
         raise LoweringError(f"{type(e).__name__} does not name memory", getattr(e, "span", None))
+
+    def _range_length(self, s) -> int:
+        """The constant length of ``lo : hi`` (the analyzer checked that it folds)."""
+        if s.lo is None:
+            return self.const_int(s.hi)
+        f_hi = self.bounds.form(s.hi, self.inst)
+        f_lo = self.bounds.form(s.lo, self.inst)
+        if f_hi is None or f_lo is None:
+            raise LoweringError("the length of a range does not fold", s.span)
+        diff = dict(f_hi)
+        for k, v in f_lo.items():
+            diff[k] = diff.get(k, 0) - v
+        diff = {k: v for k, v in diff.items() if v != 0 or k is None}
+        if set(diff) != {None}:
+            raise LoweringError("the length of a range does not fold", s.span)
+        return diff[None]
+
+    # ---------------------------------------------------------------- loops the tile code uses
+    def counted_loop(self, lo: int, hi: int, body, unroll: int | None = None) -> None:
+        """``body(i)`` for i in lo .. hi - 1 (i32 constants), as one LLVM loop."""
+        if hi - lo <= 0:
+            return
+        if hi - lo == 1:
+            body(ir.Constant(I32T, lo))
+            return
+        ptr = self.alloca(I32T, name="i")
+        self.b.store(ir.Constant(I32T, lo), ptr)
+        head = self.fn.append_basic_block("tile_loop")
+        done = self.fn.append_basic_block("tile_loop_end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        i = self.b.load(ptr, typ=I32T)
+        body(i)
+        nxt = self.b.add(i, ir.Constant(I32T, 1), flags=("nuw", "nsw"))
+        self.b.store(nxt, ptr)
+        back = self.b.cbranch(self.b.icmp_unsigned("<", nxt, ir.Constant(I32T, hi)), head, done)
+        back.set_metadata("llvm.loop", self._loop_md(unroll))
+        self.b.position_at_end(done)
+
+    def strided_loop(self, start, end, step, body) -> None:
+        """``body(i)`` for i = start, start + step, .. while i < end (i32 values, unsigned)."""
+        ptr = self.alloca(I32T, name="e")
+        self.b.store(start, ptr)
+        head = self.fn.append_basic_block("sweep")
+        body_bb = self.fn.append_basic_block("sweep_body")
+        done = self.fn.append_basic_block("sweep_end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        i = self.b.load(ptr, typ=I32T)
+        self.b.cbranch(self.b.icmp_unsigned("<", i, end), body_bb, done)
+        self.b.position_at_end(body_bb)
+        body(i)
+        self.b.store(self.b.add(i, step), ptr)
+        back = self.b.branch(head)
+        back.set_metadata("llvm.loop", self._loop_md(None))
+        self.b.position_at_end(done)
 
     def run_access(self, e: A.Index):
         """(MemRef, terms of the first element, run axis, n) of a run ``A[i, j :+ n]``."""
@@ -673,8 +783,7 @@ class KernelEmitter:
             ref, terms, axis, n = self.run_access(e)
             return Val(self.addr.load_run(ref, terms, axis, n), Run(ref.elem, n))
         if isinstance(t, Tile):
-            raise Unsupported("a slice used as a value (a tile operation) is not supported by phobos-build yet",
-                              e.span)
+            raise LoweringError("a slice used as a scalar value", e.span)
         ref = self.memref(e.base)
         return Val(self.addr.load(ref, self.point_terms(ref, e.subs)), ref.elem)
 
@@ -848,6 +957,9 @@ class KernelEmitter:
             if pb is None:
                 raise LoweringError(f"parameter `{p.name}` of `{fn.name}` has no binding", call.span)
             if isinstance(pb.type, (Tensor, Tile)):
+                if not isinstance(a, (A.Name, A.Index)):
+                    raise Unsupported(f"passing a computed tile to `{fn.name}` is not supported by phobos-build yet; "
+                                      "store it in a `var` first", a.span)
                 bound.append((pb, ("mem", self.memref(a)), None))
             else:
                 bound.append((pb, ("value", self.to(self.expr(a), pb.type)), self.twos(a)))

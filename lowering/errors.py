@@ -21,7 +21,8 @@ class LoweringError(Exception):
 class Unsupported(Exception):
     """An operation the lowering does not support yet, with where it is (exit 1, not a bug)."""
 
-    def __init__(self, message: str, span, help: str | None = None):
+    def __init__(self, message: str, span, help: str | None = None, code: str = UNSUPPORTED_CODE):
         super().__init__(message)
         self.span = span
         self.help = help
+        self.code = code

@@ -225,6 +225,11 @@ def _warp(o: Ops, threads):
     return o.b.lshr(_sreg("tid.x")(o, threads), ir.Constant(I32T, 5))      # shr.u32 %r, %tid.x, 5
 
 
+def fresh_tid(o: Ops):
+    fty = ir.FunctionType(I32T, [])
+    return o.b.call(ir.InlineAsm(fty, "mov.u32 $0, %tid.x;", "=r", side_effect=True), [])   # mov.u32 %r, %tid.x
+
+
 CTX = {
     ("thread",): _sreg("tid.x"),                                     # mov.u32 %r, %tid.x
     ("lane",): _lane,

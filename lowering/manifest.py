@@ -14,7 +14,7 @@ from .pipeline import PTX_ISA
 VERSION = 1
 
 
-def manifest(kinfo, arch: str, resources: dict | None) -> dict:
+def manifest(kinfo, arch: str, resources: dict | None, dynamic_shared_bytes: int = 0) -> dict:
     params = []
     for b in kinfo.params:
         if isinstance(b.type, Tensor):
@@ -23,7 +23,7 @@ def manifest(kinfo, arch: str, resources: dict | None) -> dict:
         else:
             params.append({"name": b.name, "kind": "scalar", "dtype": settle(b.type).name})
     return {"version": VERSION, "entry": kinfo.kernel.name, "target": arch, "ptx_version": PTX_ISA,
-            "block": kinfo.threads, "dynamic_shared_bytes": 0, "params": params,
+            "block": kinfo.threads, "dynamic_shared_bytes": dynamic_shared_bytes, "params": params,
             "extents": list(kinfo.extents), "aligned": dict(kinfo.aligned), "resources": resources}
 
 

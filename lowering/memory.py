@@ -27,6 +27,8 @@ BASE_ALIGN = 16            # tensors (checked by the runtime) and tiles (declare
 class Term:
     value: object          # an i64 ir.Value or a Python int
     twos: int
+    narrow: object = None  # the same index as an i32 value (or int) when it is one: masks compare
+                           # in 32 bits (one register, one setp) rather than 64
 
 
 @dataclass
@@ -37,22 +39,75 @@ class Axis:
 
 @dataclass
 class MemRef:
+    """Memory a name or a slice denotes. Besides the visible axes (stride and extent each) and
+    the element offset, a MemRef remembers where it sits in the buffer it was cut from, for the
+    masks of LANGUAGE §7: ``origin`` the first index on each axis of that buffer, ``base_extents``
+    those axes' extents, ``axis_of`` the buffer axis behind each visible axis, and ``proven`` the
+    buffer axes along which the bounds prover (bounds.py) showed the view in bounds (no mask)."""
+
     ptr: ir.Value
     elem: Scalar
     axes: list[Axis]
     offset: list[Term] = field(default_factory=list)
     space: int = 1
+    buffer: object = None                                  # the allocation's identity
+    origin: list = field(default_factory=list)             # Term per buffer axis
+    base_extents: list = field(default_factory=list)       # int or extent name per buffer axis
+    axis_of: list = field(default_factory=list)            # buffer axis per visible axis
+    proven: list = field(default_factory=list)             # bool per buffer axis
 
-    def view(self, starts: list, keep: list[bool], extents: list) -> "MemRef":
+    def __post_init__(self):
+        if not self.origin and not self.offset:            # a whole buffer
+            self.origin = [Term(0, INFINITE) for _ in self.axes]
+            self.base_extents = [a.extent for a in self.axes]
+            self.axis_of = list(range(len(self.axes)))
+            self.proven = [True] * len(self.axes)
+        if self.buffer is None:
+            self.buffer = self.ptr
+
+    @property
+    def shape(self) -> list:
+        return [a.extent for a in self.axes]
+
+    def view(self, starts: list, keep: list[bool], extents: list, inside: list[bool] | None = None) -> "MemRef":
         """The view ``self[starts...]``: ``starts`` one Term per axis, ``keep`` False for an axis
-        dropped by a point subscript."""
+        dropped by a point subscript, ``inside`` True where the subscript provably stays within
+        this view's extent along that axis."""
+        inside = inside if inside is not None else [False] * len(starts)
         offset = list(self.offset)
-        axes = []
-        for axis, start, kept, ext in zip(self.axes, starts, keep, extents):
+        origin = list(self.origin)
+        proven = list(self.proven)
+        axes, axis_of = [], []
+        for a, (axis, start, kept, ext, ok) in enumerate(zip(self.axes, starts, keep, extents, inside)):
             offset.append(scale(start, axis.stride))
+            b = self.axis_of[a]
+            origin[b] = add_terms(origin[b], start)
+            proven[b] = proven[b] and ok
             if kept:
                 axes.append(Axis(axis.stride, ext))
-        return MemRef(self.ptr, self.elem, axes, offset, self.space)
+                axis_of.append(b)
+        return MemRef(self.ptr, self.elem, axes, offset, self.space, self.buffer, origin,
+                      list(self.base_extents), axis_of, proven)
+
+    @property
+    def masked(self) -> bool:
+        return not all(self.proven)
+
+
+def add_terms(a: Term, b: Term) -> Term:
+    if isinstance(a.value, int) and isinstance(b.value, int):
+        v = a.value + b.value
+        return Term(v, twos_of_int(v), v)
+    if isinstance(a.value, int) and a.value == 0:
+        return b
+    if isinstance(b.value, int) and b.value == 0:
+        return a
+    narrow = None
+    na = a.value if isinstance(a.value, int) else a.narrow
+    nb = b.value if isinstance(b.value, int) else b.narrow
+    if na is not None and nb is not None:
+        narrow = ("add", na, nb)
+    return Term(("add", a.value, b.value), min(a.twos, b.twos), narrow)
 
 
 def scale(t: Term, stride: Term) -> Term:
@@ -78,6 +133,16 @@ class Addressing:
             if isinstance(x, int) and x == 1:
                 return self.value(y)
             return self.b.mul(self.value(x), self.value(y))
+        if isinstance(v, tuple) and v[0] == "add":
+            return self.b.add(self.value(v[1]), self.value(v[2]))
+        return v
+
+    def value32(self, v) -> ir.Value:
+        """An i32 index from a Term's ``narrow``."""
+        if isinstance(v, int):
+            return ir.Constant(I32T, v)
+        if isinstance(v, tuple) and v[0] == "add":
+            return self.b.add(self.value32(v[1]), self.value32(v[2]))
         return v
 
     def offset(self, terms: list[Term]) -> tuple[ir.Value, int]:
@@ -104,6 +169,12 @@ class Addressing:
         return ptr, alignment(es, tw)
 
     # ---- points
+    def load_ptr(self, ptr, align: int, elem: Scalar) -> ir.Value:
+        return self._from_memory(self.b.load(ptr, align=align, typ=memory_ir(elem)), elem)
+
+    def store_ptr(self, ptr, align: int, elem: Scalar, value: ir.Value) -> None:
+        self.b.store(self._to_memory(value, elem), ptr, align=align)
+
     def load(self, ref: MemRef, terms: list[Term]) -> ir.Value:
         ptr, align = self.element_ptr(ref, terms)
         v = self.b.load(ptr, align=align, typ=memory_ir(ref.elem))

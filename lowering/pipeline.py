@@ -37,6 +37,13 @@ def _llvm():
     if not _llvm_ready:
         llvm.initialize_all_targets()
         llvm.initialize_all_asmprinters()
+        # 32-bit pointers to shared memory (as nvcc uses): a shared address fits one register,
+        # and the data layout taken from the target machine says so (p3:32:32)
+        llvm.set_option("phobos-build", "--nvptx-short-ptr")
+        # partial and runtime unrolling of small loops: NVPTX allows a quarter of the full
+        # unrolling threshold (75); 300 lets loops like lanes_matvec's unroll 8 times, as nvcc
+        # does (benchmarks/sass_vs_nvcc.py)
+        llvm.set_option("phobos-build", "-unroll-partial-threshold=300")
         _llvm_ready = True
     return llvm
 
@@ -53,10 +60,38 @@ def target_machine(arch: str):
 class Compiled:
     llvm_ir: str          # the module as built (stage 1), before optimization
     ptx: str
+    dynamic_shared_bytes: int = 0
 
 
 # ---------------------------------------------------------------- stage 1: build
 def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool = True):
+    """The kernel's module, in the static shared-memory layout when its tiles fit in 48 KB,
+    else (a second build) in the dynamic one (shared.py). ``module.phobos_dynamic_shared_bytes``
+    is what the launch must pass."""
+    from .shared import STATIC_LIMIT, TARGET_LIMIT
+
+    module, em = _build(kinfo, analysis, arch, source_path, line_info)
+    static_extra = _collective_bytes(em)
+    if em.smem.tile_bytes + static_extra > STATIC_LIMIT:
+        module, em = _build(kinfo, analysis, arch, source_path, line_info, dynamic=True,
+                            named=em.smem.named_bytes)
+    total = em.smem.tile_bytes + static_extra
+    if total > TARGET_LIMIT[arch]:
+        from .errors import Unsupported
+        raise Unsupported(f"`{kinfo.kernel.name}` needs {total:,} bytes of shared memory, over the "
+                          f"{TARGET_LIMIT[arch]:,} bytes a CTA may use on {arch}", kinfo.kernel.name_span,
+                          help="use smaller tiles, or fewer of them at once", code="PH211")
+    module.phobos_dynamic_shared_bytes = em.smem.dynamic_bytes
+    return module
+
+
+def _collective_bytes(em) -> int:
+    """The static buffers of collectives.py (the CTA fold and the once-per-CTA slot)."""
+    return sum(g.value_type.count * 8 for g in em.module.globals.values()
+               if g.name.startswith("__phobos_fold") or g.name.startswith("__phobos_once"))
+
+
+def _build(kinfo, analysis, arch, source_path, line_info, dynamic=False, named=0):
     import llvmlite.ir as ir
 
     from .debug import DebugInfo
@@ -67,7 +102,8 @@ def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool =
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     debug = DebugInfo(module, source_path) if line_info else None
-    fn = KernelEmitter(module, kinfo, analysis, debug).lower()
+    em = KernelEmitter(module, kinfo, analysis, debug, dynamic_shared=dynamic, named_shared_bytes=named)
+    fn = em.lower()
     fn.linkage = "external"
     # launch bounds as NVVM annotations (LLVM upgrades them to its nvvm.* function attributes)
     i32 = ir.IntType(32)
@@ -76,7 +112,7 @@ def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool =
     for key, value in bounds:                       # .maxntid, .minnctapersm, .maxnreg
         if value is not None:
             annotations.add(module.add_metadata([fn, ir.MetaDataString(module, key), ir.Constant(i32, value)]))
-    return module
+    return module, em
 
 
 def module_text(module) -> str:
@@ -137,7 +173,7 @@ def compile_kernel(kinfo, analysis, arch: str, source_path: str) -> Compiled:
 
     ptx = run_isolated(codegen)
     check_ptx(ptx, kinfo.kernel.name, arch)
-    return Compiled(text, ptx)
+    return Compiled(text, ptx, module.phobos_dynamic_shared_bytes)
 
 
 def run_isolated(work) -> str:

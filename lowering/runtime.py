@@ -67,6 +67,8 @@ class Kernel:
         self.manifest = manifest
         self.entry = manifest["entry"]
         self.block = int(manifest["block"])
+        # tiles beyond 48 KB live in dynamic shared memory, sized at launch (shared.py)
+        self.dynamic_shared = int(manifest.get("dynamic_shared_bytes") or 0)
         self._backend_name = backend or os.environ.get("PHOBOS_GPU_BACKEND") or None
         self._backend = None
 
@@ -258,7 +260,12 @@ class _PyCuda:
             cuda.memcpy_htod(buf, host)
             copies.append((buf, host))
             pointers.append(int(buf))
-        self.fn(*_params(kernel, prepared, pointers), block=(kernel.block, 1, 1), grid=grid, stream=stream)
+        shared = kernel.dynamic_shared
+        if shared > 48 * 1024 and getattr(self, "_opted_in", 0) < shared:   # opt in beyond 48 KB
+            self.fn.set_attribute(cuda.function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, shared)
+            self._opted_in = shared
+        self.fn(*_params(kernel, prepared, pointers), block=(kernel.block, 1, 1), grid=grid, stream=stream,
+                shared=shared)
         if copies:
             (stream.synchronize() if stream is not None else cuda.Context.synchronize())
             for buf, host in copies:
@@ -293,11 +300,14 @@ class _CuPy:
             copies.append((dev, host))
             pointers.append(dev.data.ptr)
         args = tuple(_params(kernel, prepared, pointers))
+        shared = kernel.dynamic_shared
+        if shared > 48 * 1024:
+            self.fn.max_dynamic_shared_size_bytes = shared
         if stream is not None:
             with stream:
-                self.fn(grid, (kernel.block, 1, 1), args)
+                self.fn(grid, (kernel.block, 1, 1), args, shared_mem=shared)
         else:
-            self.fn(grid, (kernel.block, 1, 1), args)
+            self.fn(grid, (kernel.block, 1, 1), args, shared_mem=shared)
         cp.cuda.runtime.deviceSynchronize()
         for dev, host in copies:
             host[...] = cp.asnumpy(dev).view(host.dtype).reshape(host.shape)
@@ -323,7 +333,11 @@ class _CudaCore:
         stream = stream or self.dev.create_stream()
         pointers = [ptr for (_i, _h, ptr, _n) in prepared.tensors]
         args = [ctypes.c_uint64(int(p)) if isinstance(p, np.uint64) else p for p in _params(kernel, prepared, pointers)]
-        self.launch_fn(stream, self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1)), self.kernel, *args)
+        if kernel.dynamic_shared > 48 * 1024:
+            raise LaunchError("the cuda.core backend cannot opt in to more than 48 KB of dynamic shared memory; "
+                              "use pycuda or cupy")
+        config = self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1), shmem_size=kernel.dynamic_shared)
+        self.launch_fn(stream, config, self.kernel, *args)
         stream.sync()
 
 

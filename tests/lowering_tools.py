@@ -16,10 +16,12 @@ from phobos_tools.lowering.ptxas import REQUIRE_ENV, find_ptxas, find_tool
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((REPO / "examples").glob("*.ph"))
 
-# Examples that use tile operations: phobos-build refuses them (PH210) until tiles are lowered.
+# Examples that use tile operations (LANGUAGE §8 CTA-wide tile ops), and those that do not.
 TILE_EXAMPLES = {"attention_scores", "barrier_store", "chunk_cumsum", "closed_branch", "embedding_gather",
                  "jacobi_poisson", "linear_relu", "row_scan", "stage", "tiled_gemm"}
 LANE_EXAMPLES = [p for p in EXAMPLES if p.stem not in TILE_EXAMPLES]
+CONFORMANCE = sorted((REPO / "tests" / "spec_conformance").glob("*/clean_*.ph")) + \
+    sorted((REPO / "tests" / "spec_kernels").glob("accepted_*.ph"))
 
 
 def need_tool(name: str) -> str:

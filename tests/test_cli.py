@@ -34,8 +34,9 @@ class StubAnalyzer:
         self.calls: list[tuple[str, dict]] = []
         self.diagnose = diagnose
 
-    def __call__(self, path, defines=None):
+    def __call__(self, path, defines=None, arch="sm_90"):
         self.calls.append((str(path), dict(defines or {})))
+        self.arch = arch
         text = Path(path).read_text()  # OSError propagates, as from the real check_file
         return StubResult(str(path), text, self.diagnose(str(path), text))
 
@@ -163,9 +164,10 @@ def test_unknown_option_and_format_are_usage_errors(stub, capsys, tmp_path):
     assert run(capsys, "--arch", "volta", str(tmp_path / "a.ph"))[0] == 2
 
 
-def test_arch_is_accepted(stub, capsys, tmp_path):
+def test_arch_is_accepted_and_passed_on(stub, capsys, tmp_path):
     (tmp_path / "a.ph").write_text("")
     assert run(capsys, "--arch", "sm_80", str(tmp_path / "a.ph"))[0] == 0
+    assert stub.arch == "sm_80"
 
 
 def test_help_exits_0(stub, capsys):

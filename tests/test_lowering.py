@@ -1,5 +1,6 @@
 """The lowering (LANGUAGE §3-§10, lane level): what each construct becomes in PTX, the build
-API's refusals (rejected files, tile operations), and internal errors becoming PH901."""
+API's refusals (rejected files, what it cannot lower), and internal errors becoming PH901. Tiles:
+tests/test_tiles*.py."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import os
 
 import pytest
 
-from lowering_tools import LANE_EXAMPLES, TILE_EXAMPLES, body, built_example, count, ptx_of
+from lowering_tools import EXAMPLES, body, built_example, count, ptx_of
 
 from phobos_tools.lowering.build import build_source
 from phobos_tools.lowering.errors import LoweringError
@@ -19,8 +20,8 @@ def k(body_text: str, params: str = "A: tensor<f32>[N], O: tensor<f32>[N]", attr
 
 
 # ---------------------------------------------------------------- the examples
-@pytest.mark.parametrize("path", LANE_EXAMPLES, ids=lambda p: p.stem)
-def test_lane_level_example_builds(path):
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_builds(path):
     r = built_example(path.stem)
     assert r.ok, [(d.code, d.span, d.message) for d in r.diagnostics]
     for kernel in r.kernels:
@@ -29,14 +30,14 @@ def test_lane_level_example_builds(path):
         assert kernel.manifest["entry"] == kernel.name
 
 
-@pytest.mark.parametrize("stem", sorted(TILE_EXAMPLES))
-def test_tile_example_is_refused_with_a_located_error(stem):
-    r = built_example(stem)
+def test_what_cannot_be_lowered_is_a_located_error():
+    src = ("fn twice(t: tile<f32>[1, 32]) -> f32 {\n  return t[0, 0] * 2.0\n}\n"
+           "@launch(32)\nkernel t(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {\n"
+           "  var u: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]\n  O[0, ctx.lane] = twice(u * 2.0)\n}\n")
+    r = build_source(src, "t.ph", resources=False)
     assert not r.ok and not r.kernels
-    codes = {d.code for d in r.diagnostics}
-    assert codes == {"PH210"}, codes
-    for d in r.diagnostics:
-        assert d.span.line > 0 and "not supported by phobos-build yet" in d.message
+    [d] = r.diagnostics
+    assert d.code == "PH210" and d.span.line == 7 and "not supported by phobos-build yet" in d.message
 
 
 def test_rejected_program_keeps_its_diagnostics_and_builds_nothing():

@@ -63,11 +63,22 @@ def test_rejected_file_exits_1_with_its_diagnostics(tmp_path, capsys):
     assert not list(tmp_path.iterdir())
 
 
-def test_tile_operation_is_a_located_not_supported_error(tmp_path, capsys):
-    code, out, err = run(capsys, REPO / "examples" / "stage.ph", "-o", tmp_path)
+def test_an_operation_the_build_cannot_lower_is_a_located_error(tmp_path, capsys):
+    src = tmp_path / "k.ph"
+    src.write_text("fn twice(t: tile<f32>[1, 32]) -> f32 {\n  return t[0, 0] * 2.0\n}\n"
+                   "@launch(32)\nkernel t(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {\n"
+                   "  var u: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]\n  O[0, ctx.lane] = twice(u * 2.0)\n}\n")
+    out_dir = tmp_path / "out"
+    code, out, err = run(capsys, src, "-o", out_dir)
     assert code == 1
-    assert "stage.ph:8:3: error[PH210]:" in out and "not supported by phobos-build yet" in out
-    assert not list(tmp_path.iterdir())
+    assert "k.ph:7:26: error[PH210]:" in out and "not supported by phobos-build yet" in out
+    assert not out_dir.exists() or not list(out_dir.iterdir())
+
+
+def test_tile_example_builds_with_its_manifest(tmp_path, capsys):
+    code, out, err = run(capsys, REPO / "examples" / "stage.ph", "-o", tmp_path)
+    assert code == 0, out + err
+    assert (tmp_path / "stage.ptx").is_file() and (tmp_path / "stage.json").is_file()
 
 
 def test_kernel_selection(tmp_path, capsys):

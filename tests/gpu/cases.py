@@ -1,5 +1,5 @@
-"""The GPU cases: for each lane-level example, the arguments to generate (shapes, dtypes, seeds),
-the grid, the outputs to compare, the tolerance, and a float64 numpy reference.
+"""The GPU cases: for each example, the arguments to generate (shapes, dtypes, seeds), the grid,
+the outputs to compare, the tolerance, and a float64 numpy reference.
 
 numpy only: the runner imports this on the GPU machine, which has neither the analyzer nor
 llvmlite. ``prepare.py`` copies each case's metadata (all but the reference) into the bundle.
@@ -144,6 +144,68 @@ def ref_persistent_row_totals(a):
     return {"totals": t, "extremes": np.array([t.max(), t.min()])}
 
 
+# ---------------------------------------------------------------- the tile examples
+def ref_stage(a):
+    return {"O": 2.0 * a["A"]}
+
+
+def ref_barrier_store(a):
+    return {"O": np.ones_like(a["A"])}
+
+
+def ref_closed_branch(a):
+    return {"O": 2.0 * a["A"]}
+
+
+def ref_embedding_gather(a):
+    ids, emb = a["ids"], a["Emb"]
+    ok = (ids >= 0) & (ids < emb.shape[0])
+    out = np.zeros((len(ids), emb.shape[1]))
+    out[ok] = emb[ids[ok]]
+    return {"Out": out}
+
+
+def ref_jacobi_poisson(a):
+    f, h2, iters, tol = a["F"], float(a["h2"]), int(a["max_iters"]), float(a["tol"])
+    u = np.zeros((f.shape[0], f.shape[1] + 2))
+    for b in range(f.shape[0]):
+        for _ in range(iters):
+            new = 0.5 * (u[b, :-2] + u[b, 2:] + h2 * f[b])
+            change = np.abs(new - u[b, 1:-1]).max()
+            u[b, 1:-1] = new
+            if change <= tol:
+                break
+    return {"U": u[:, 1:-1]}
+
+
+def ref_row_scan(a):
+    return {"Y": np.cumsum(a["X"], axis=1)}
+
+
+def ref_chunk_cumsum(a):
+    return {"Y": np.cumsum(a["X"], axis=1)}
+
+
+def ref_tiled_gemm(a):
+    return {"C": a["A"] @ a["B"]}
+
+
+def ref_linear_relu(a):
+    return {"Y": np.maximum(a["X"] @ a["W"].T + a["b"], 0.0)}
+
+
+def ref_attention_scores(a):
+    q, k, scale = a["Q"], a["Kmat"], float(a["scale"])
+    out = np.zeros_like(q)
+    causal = np.tril(np.ones((64, 64), bool))
+    for r0 in range(0, q.shape[0], 64):
+        s = (q[r0:r0 + 64] @ k[r0:r0 + 64].T) * scale
+        s = np.where(causal, s, -np.inf)
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        out[r0:r0 + 64] = e / e.sum(axis=1, keepdims=True)
+    return {"P": out}
+
+
 def t(name, dtype, shape, init="normal", **kw):
     return dict(name=name, dtype=dtype, shape=list(shape), init=init, **kw)
 
@@ -195,6 +257,22 @@ CASES = {
                                      t("next_row", "i32", (1,), "zeros"),
                                      t("extremes", "i32", (2,), "value:-2147483648,2147483647")],
                               (16,), ["totals", "extremes"], 0.0),
+    # the tile examples (LANGUAGE §7, §8, §10)
+    "stage": ([t("A", "f32", (1, 128)), t("O", "f32", (1, 128), "zeros")], (1,), ["O"], 0.0),
+    "barrier_store": ([t("A", "f32", (1, 32)), t("O", "f32", (1, 32), "zeros")], (1,), ["O"], 0.0),
+    "closed_branch": ([t("A", "f32", (1, 32)), t("O", "f32", (1, 32), "zeros")], (1,), ["O"], 0.0),
+    "embedding_gather": ([t("ids", "i32", (512,), "int:-8:1008"), t("Emb", "bf16", (1000, 300)),
+                          t("Out", "bf16", (512, 300), "zeros")], (512,), ["Out"], 0.0),
+    "jacobi_poisson": ([t("F", "f32", (64, 1024)), t("U", "f32", (64, 1024), "zeros"), s("h2", "f32", 1e-2),
+                        s("tol", "f32", 0.0), s("max_iters", "i32", 50)], (64,), ["U"], F32_TOL),
+    "row_scan": ([t("X", "f32", (300, 5000)), t("Y", "f32", (300, 5000), "zeros")], (300,), ["Y"], F32_TOL),
+    "chunk_cumsum": ([t("X", "f32", (1000, 3000)), t("Y", "f32", (1000, 3000), "zeros")], (32,), ["Y"], F32_TOL),
+    "tiled_gemm": ([t("A", "f16", (300, 200)), t("B", "f16", (200, 500)), t("C", "f32", (300, 500), "zeros")],
+                   (8, 5), ["C"], F32_TOL),
+    "linear_relu": ([t("X", "bf16", (300, 256)), t("W", "bf16", (200, 256)), t("b", "f32", (1, 200)),
+                     t("Y", "bf16", (300, 200), "zeros")], (4, 5), ["Y"], 1e-2),
+    "attention_scores": ([t("Q", "f16", (1024, 64)), t("Kmat", "f16", (1024, 64)), t("P", "f16", (1024, 64), "zeros"),
+                          s("scale", "f32", 0.125)], (16,), ["P"], 5e-3),
 }
 
 REFERENCES = {name: globals()[f"ref_{name}"] for name in CASES}

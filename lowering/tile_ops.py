@@ -1,0 +1,351 @@
+"""The tile built-ins whose elements depend on more than one input element (LANGUAGE §8), as a
+table from built-in to emitter. Each emitter picks its own mapping of output elements to the
+CTA's threads and hands every element it computes, in registers, to ``emit(coords, value)``: the
+rest of the statement (tiles.py fuses the elementwise tree around it and stores the result).
+
+| built-in | threads | PTX it becomes |
+|---|---|---|
+| ``dot``, ``dot_t`` | each thread a ``tm x tn`` block of outputs (register blocking), rows and columns strided across threads so a warp's shared loads are broadcasts or consecutive | ``ld.shared`` + ``fma.rn.f32`` (``mad.lo.s32`` for integers) |
+| ``rowsum``, ``rowmax`` | a segment of up to 32 lanes per row, lanes striding the row | ``add``/``max`` + ``shfl.sync.bfly`` |
+| ``cumsum`` | a group of lanes per column, a segment of rows per lane | ``add``, ``shfl.sync.up`` |
+| ``qdot_t``, ``qmma_t`` | a thread per output (the simple form) | ``dp4a`` per four bytes, ``fma`` per block of 32 |
+
+Operands of ``dot`` and ``dot_t`` that are not plain shared tiles (views of global memory,
+masked slices, expressions) are first copied into scratch tiles, and ``dot_t``'s second operand
+is copied transposed, so the inner loop always reads ``A[i, k]`` and ``B[k, j]`` from shared
+memory without masks or bank conflicts.
+"""
+
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..analyzer.types import F32, I32, Scalar, Tile, settle
+from . import collectives as C
+from . import intrinsics as K
+from .ltypes import I32T, SHARED, arith_type, const, scalar_ir
+
+MAX_BLOCK = 8          # at most 8 x 8 accumulators per thread
+# The k loop of dot unrolls 4 times: fully unrolled (BK = 32) it held 127 registers on tiled_gemm;
+# 4 steps per iteration keep 40 and issue fewer instructions per step than nvcc's (sass_vs_nvcc).
+DOT_UNROLL = 4
+
+
+def _next_pow2(n: int) -> int:
+    p = 1
+    while p < n:
+        p *= 2
+    return p
+
+
+def shared_operand(tl, sw, node, transposed: bool = False):
+    """``node`` as a shared-memory MemRef without masks; (ref, True) when it had to be copied."""
+    em = tl.em
+    tl.materialize_others(sw, node)
+    ref = sw.subst.get(id(node)) or sw.leaves.get(id(node))
+    if ref is not None and ref.space == SHARED and not ref.masked and not transposed:
+        return ref, False
+    t = em.type_of(node)
+    shape = list(t.shape)[::-1] if transposed else list(t.shape)
+    el = settle(t.elem)
+    temp = tl.scratch(Tile(el, tuple(shape)))
+
+    def copy(coords):
+        at = coords[::-1] if transposed else coords
+        tl.store(temp, coords, em.to(tl.value_at(sw, node, at), el).v)
+    tl.linear(shape, copy)
+    return temp, True
+
+
+def blocking(m: int, n: int, threads: int) -> tuple[int, int]:
+    """The thread block ``tm x tn`` of a [m, n] product: as few rounds over the CTA as possible,
+    then as few accumulators as that allows, then as square as possible."""
+    best = None
+    for tm in (1, 2, 4, 8):
+        for tn in (1, 2, 4, 8):
+            if m % tm or n % tn or tm * tn > MAX_BLOCK * MAX_BLOCK:
+                continue
+            blocks = (m // tm) * (n // tn)
+            rounds = -(-blocks // threads)
+            key = (rounds, tm * tn, abs(tm - tn), -tn)
+            if best is None or key < best[0]:
+                best = (key, tm, tn)
+    return best[1], best[2]
+
+
+def _accumulator_type(out_elem: Scalar) -> Scalar:
+    return arith_type(settle(out_elem))
+
+
+def _fma(em, acc, x, y, comp: Scalar):
+    family = "float" if comp.is_float else "int"
+    return K.BINARY[("+", family)](em.ops, acc, K.BINARY[("*", family)](em.ops, x, y))   # fma.rn.f32 / mad.lo.s32
+
+
+def dot(tl, sw, node, emit) -> None:
+    """``dot(a, b)``: [M, K] x [K, N]; ``dot_t(a, b)``: [M, K] x [N, K] (b read transposed)."""
+    em = tl.em
+    b = tl.b
+    a_ref, copied_a = shared_operand(tl, sw, node.args[0])
+    b_ref, copied_b = shared_operand(tl, sw, node.args[1], transposed=node.func == "dot_t")
+    if copied_a or copied_b:
+        K.barrier(em.ops)                       # the copies are read by other threads
+    m, depth = a_ref.shape
+    n = b_ref.shape[1]
+    comp = _accumulator_type(em.type_of(node).elem)
+    tm, tn = blocking(m, n, em.threads)
+    gm, gn = m // tm, n // tn
+    blocks = gm * gn
+    threads = em.threads
+    accs = [[em.alloca(scalar_ir(comp), name=f"acc{r}_{c}") for c in range(tn)] for r in range(tm)]
+
+    def one_block(bi):
+        bm = b.udiv(bi, ir.Constant(I32T, gn))
+        bn = b.urem(bi, ir.Constant(I32T, gn))
+        rows = [b.add(bm, ir.Constant(I32T, r * gm)) for r in range(tm)]
+        cols = [b.add(bn, ir.Constant(I32T, c * gn)) for c in range(tn)]
+        for r in range(tm):
+            for c in range(tn):
+                b.store(const(comp, 0), accs[r][c])
+
+        def step(k):
+            av = [em.to(em.Val(tl.load(a_ref, [rows[r], k]), a_ref.elem), comp).v for r in range(tm)]
+            bv = [em.to(em.Val(tl.load(b_ref, [k, cols[c]]), b_ref.elem), comp).v for c in range(tn)]
+            for r in range(tm):
+                for c in range(tn):
+                    acc = b.load(accs[r][c], typ=scalar_ir(comp))
+                    b.store(_fma(em, acc, av[r], bv[c], comp), accs[r][c])
+        em.counted_loop(0, depth, step, unroll=DOT_UNROLL)
+        for r in range(tm):
+            for c in range(tn):
+                emit([rows[r], cols[c]], em.Val(b.load(accs[r][c], typ=scalar_ir(comp)), comp))
+
+    _rounds(tl, blocks, threads, one_block)
+
+
+def _rounds(tl, count: int, threads: int, body) -> None:
+    """``body(i)`` for i = t, t + T, .. below ``count`` (thread t)."""
+    em = tl.em
+    b = tl.b
+    tid = em.fresh_thread()
+    rounds = -(-count // threads)
+
+    def one(i):
+        if count % threads:
+            with b.if_then(b.icmp_unsigned("<", i, ir.Constant(I32T, count))):
+                body(i)
+        else:
+            body(i)
+    if rounds == 1:
+        one(tid)
+    else:
+        em.counted_loop(0, rounds, lambda k: one(b.add(tid, b.mul(k, ir.Constant(I32T, threads)))))
+
+
+def _identity(op: str, comp: Scalar):
+    if op == "sum":
+        return const(comp, 0)
+    return ir.Constant(scalar_ir(comp), float("-inf")) if comp.is_float else const(comp, -(1 << 31))
+
+
+def row_reduce(tl, sw, node, emit) -> None:
+    """``rowsum(t)`` / ``rowmax(t)``: [R, C] -> [R, 1]. Rows go to segments of S lanes (S the
+    power of two covering C, at most 32), each lane folds every S-th element of its row, and
+    log2(S) butterfly shuffles fold the segment; its first lane has the row's result."""
+    em = tl.em
+    b = tl.b
+    operand = node.args[0]
+    tl.materialize_others(sw, operand)
+    t = em.type_of(operand)
+    rows, cols = t.shape
+    comp = arith_type(settle(t.elem))
+    op = "sum" if node.func == "rowsum" else "max"
+    seg = min(32, _next_pow2(cols))
+    rows_per_warp = 32 // seg
+    warps = em.threads // 32
+    per_round = warps * rows_per_warp
+    rounds = -(-rows // per_round)
+    tid = em.fresh_thread()
+    lane = b.and_(tid, ir.Constant(I32T, 31))
+    warp = b.lshr(tid, ir.Constant(I32T, 5))
+    seg_index = b.udiv(lane, ir.Constant(I32T, seg))
+    seg_lane = b.urem(lane, ir.Constant(I32T, seg))
+    partial = em.alloca(scalar_ir(comp), name="row_partial")
+    steps = -(-cols // seg)
+
+    def one_round(k):
+        group = b.add(b.mul(k, ir.Constant(I32T, warps)), warp) if rounds > 1 else warp
+        row = b.add(b.mul(group, ir.Constant(I32T, rows_per_warp)), seg_index)
+        row_ok = b.icmp_unsigned("<", row, ir.Constant(I32T, rows)) if rows % per_round else None
+        b.store(_identity(op, comp), partial)
+
+        def step(q):
+            col = b.add(seg_lane, b.mul(q, ir.Constant(I32T, seg)))
+            ok = row_ok
+            if cols % seg:
+                col_ok = b.icmp_unsigned("<", col, ir.Constant(I32T, cols))
+                ok = col_ok if ok is None else b.and_(ok, col_ok)
+
+            def fold():
+                v = em.to(tl.value_at(sw, operand, [row, col]), comp).v
+                cur = b.load(partial, typ=scalar_ir(comp))
+                b.store(K.FOLD[op](em.ops, cur, v), partial)      # add.f32 / max.f32
+            if ok is None:
+                fold()
+            else:
+                with b.if_then(ok):
+                    fold()
+        if steps == 1:
+            step(ir.Constant(I32T, 0))
+        else:
+            em.counted_loop(0, steps, step)
+        v = b.load(partial, typ=scalar_ir(comp))
+        width = seg // 2
+        while width >= 1:                                           # shfl.sync.bfly.b32
+            other = C.shuffle_raw(em.ops, "xor", v, comp, ir.Constant(I32T, width))
+            v = K.FOLD[op](em.ops, v, other)
+            width //= 2
+        first = b.icmp_unsigned("==", seg_lane, ir.Constant(I32T, 0))
+        if row_ok is not None:
+            first = b.and_(first, row_ok)
+        with b.if_then(first):
+            emit([row, ir.Constant(I32T, 0)], em.Val(v, comp))
+
+    if rounds == 1:
+        one_round(ir.Constant(I32T, 0))
+    else:
+        em.counted_loop(0, rounds, one_round)
+
+
+def cumsum(tl, sw, node, emit) -> None:
+    """``cumsum(t)``: each column's inclusive prefix sum down the rows. A column goes to a group of
+    S lanes of one warp (S a power of two, as many as the threads allow, at most 32 and at most
+    the rows), each lane a segment of L = ceil(R / S) consecutive rows: a lane sums its segment,
+    an exclusive scan of the segment sums across the group by ``shfl.sync.up`` gives what comes
+    before it, and the lane walks its segment again emitting the running sums."""
+    em = tl.em
+    b = tl.b
+    operand = node.args[0]
+    tl.materialize_others(sw, operand)
+    t = em.type_of(operand)
+    rows, cols = t.shape
+    comp = arith_type(settle(t.elem))
+    threads = em.threads
+    group = 1
+    while group * 2 <= min(32, rows) and cols * group * 2 <= threads:
+        group *= 2
+    seg_len = -(-rows // group)
+    per_round = threads // group                    # columns per round
+    rounds = -(-cols // per_round)
+    tid = em.fresh_thread()
+    member = b.urem(tid, ir.Constant(I32T, group))
+    first_row = b.mul(member, ir.Constant(I32T, seg_len))
+    running = em.alloca(scalar_ir(comp), name="running")
+
+    def walk(j, col_ok, on_value):
+        """on_value(row, value) for the rows of this lane's segment that exist."""
+        def step(q):
+            row = b.add(first_row, q)
+            ok = col_ok
+            if rows % group:
+                row_ok = b.icmp_unsigned("<", row, ir.Constant(I32T, rows))
+                ok = row_ok if ok is None else b.and_(ok, row_ok)
+
+            def body():
+                on_value(row, em.to(tl.value_at(sw, operand, [row, j]), comp).v)
+            if ok is None:
+                body()
+            else:
+                with b.if_then(ok):
+                    body()
+        em.counted_loop(0, seg_len, step)
+
+    def add_to_running(row, v):
+        b.store(K.FOLD["sum"](em.ops, b.load(running, typ=scalar_ir(comp)), v), running)   # add.f32
+
+    def one_round(k):
+        j = b.add(b.mul(k, ir.Constant(I32T, per_round)), b.udiv(tid, ir.Constant(I32T, group)))
+        col_ok = b.icmp_unsigned("<", j, ir.Constant(I32T, cols)) if cols % per_round else None
+        b.store(const(comp, 0), running)
+        walk(j, col_ok, add_to_running)                                   # the segment's sum
+        total = b.load(running, typ=scalar_ir(comp))
+        scan = total
+        width = 1
+        while width < group:                        # inclusive scan across the group: shfl.sync.up
+            other = C.shuffle_raw(em.ops, "up", scan, comp, ir.Constant(I32T, width))
+            has = b.icmp_unsigned(">=", member, ir.Constant(I32T, width))
+            scan = b.select(has, K.FOLD["sum"](em.ops, scan, other), scan)
+            width *= 2
+        before = K.BINARY[("-", "float" if comp.is_float else "int")](em.ops, scan, total)
+        b.store(before, running)
+
+        def out(row, v):
+            add_to_running(row, v)
+            emit([row, j], em.Val(b.load(running, typ=scalar_ir(comp)), comp))
+        walk(j, col_ok, out)
+
+    if rounds == 1:
+        one_round(ir.Constant(I32T, 0))
+    else:
+        em.counted_loop(0, rounds, one_round)
+
+
+def quantized(tl, sw, node, emit) -> None:
+    """``qdot_t(a, sa, w, sw)`` and ``qmma_t``: a thread per output; for each block of 32 along K
+    the i8 products are summed in i32 (dp4a on four bytes at a time), then scaled by the two
+    blocks' f32 scales and accumulated in f32."""
+    em = tl.em
+    b = tl.b
+    a, sa, w, sw_ = node.args
+    for x in node.args:
+        tl.materialize_others(sw, x)
+    m, depth = em.type_of(a).shape
+    n = em.type_of(w).shape[0]
+    blocks = depth // 32
+    acc = em.alloca(scalar_ir(F32), name="qacc")
+    isum = em.alloca(scalar_ir(I32), name="qsum")
+    transposed_scales = node.func == "qmma_t"
+
+    def byte_word(operand, row, k0):
+        """Four consecutive i8 of ``operand[row, k0 ..]`` packed into one i32 (little endian)."""
+        word = ir.Constant(I32T, 0)
+        for q in range(4):
+            k = b.add(k0, ir.Constant(I32T, q))
+            v = tl.value_at(sw, operand, [row, k])
+            byte = b.zext(v.v, I32T)
+            word = b.or_(word, b.shl(byte, ir.Constant(I32T, 8 * q)) if q else byte)
+        return word
+
+    def output(coords):
+        i, j = coords
+        b.store(const(F32, 0), acc)
+
+        def block(bk):
+            base = b.mul(bk, ir.Constant(I32T, 32))
+            b.store(ir.Constant(I32T, 0), isum)
+
+            def quad(q):
+                k0 = b.add(base, b.mul(q, ir.Constant(I32T, 4)))
+                total = K.dp4a(em.ops, byte_word(a, i, k0), byte_word(w, j, k0),
+                               b.load(isum, typ=I32T), True, True)              # dp4a.s32.s32
+                b.store(total, isum)
+            em.counted_loop(0, 8, quad)
+            s_a = em.to(tl.value_at(sw, sa, [i, bk]), F32).v
+            s_w = em.to(tl.value_at(sw, sw_, [bk, j] if transposed_scales else [j, bk]), F32).v
+            scaled = b.fmul(b.sitofp(b.load(isum, typ=I32T), scalar_ir(F32)), b.fmul(s_a, s_w), flags=("contract",))
+            b.store(b.fadd(b.load(acc, typ=scalar_ir(F32)), scaled, flags=("contract",)), acc)
+        em.counted_loop(0, blocks, block)
+        emit(coords, em.Val(b.load(acc, typ=scalar_ir(F32)), F32))
+
+    tl.linear([m, n], output)
+
+
+PRODUCE = {
+    "dot": dot,            # register-blocked fma over shared memory
+    "dot_t": dot,          # the same, b copied transposed first
+    "rowsum": row_reduce,  # add.f32 + shfl.sync.bfly
+    "rowmax": row_reduce,  # max.f32 + shfl.sync.bfly
+    "cumsum": cumsum,      # a running add.f32 down each column
+    "qdot_t": quantized,   # dp4a.s32.s32 + fma.rn.f32 per block of 32
+    "qmma_t": quantized,
+}

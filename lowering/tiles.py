@@ -1,0 +1,507 @@
+"""Tile statements (LANGUAGE §5, §7, §8, §10): copies, fills and elementwise sweeps into tiles and
+slices, with the tile built-ins inside them.
+
+A tile statement ``target op= value`` is lowered as **one pass over the target** that evaluates
+the whole expression tree element by element (the sweep is fused per statement): the CTA's
+threads share the target's elements (thread ``t`` takes elements ``t, t + T, t + 2T, ..`` in
+row-major order, so a warp touches consecutive addresses), and each evaluates the tree at its
+element's coordinates: slices and tiles are loads (broadcast over axes of extent 1, masked where
+the bounds prover could not show them in bounds: out-of-bounds reads give 0 and stores are
+skipped), scalars are computed once before the pass (they are uniform, §9.7), ``transpose`` and
+``tril`` only change or test the coordinates.
+
+The built-ins whose elements depend on more than one input element (``dot``, ``dot_t``,
+``rowsum``, ``rowmax``, ``cumsum``, ``qdot_t``, ``qmma_t``: the *producers* of tile_ops.py) choose
+their own mapping of elements to threads. One of them, on the tree's elementwise spine and of
+the target's shape, is **fused**: it hands each element it computes, in registers, to the rest of
+the tree and the store (``acc += dot(a, b)`` reads ``acc`` and writes it back in the dot's own
+epilogue). Any other producer is first **materialized** into a scratch tile (shared.py), with a
+barrier, and read from there.
+
+When the tree reads the target's buffer anywhere but at the element being written (a
+``transpose`` of it, another slice of it, an operand of the fused producer), every thread could
+read an element another thread already overwrote, so the value goes to a scratch tile first and
+is then copied. Every tile statement ends with a barrier, and starts with one where barriers.py
+found per-thread stores to the target pending (§10); the statements here place no others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import llvmlite.ir as ir
+
+from ..analyzer.builtins import TILE_MATH
+from ..analyzer.syntax import ast as A
+from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle
+from . import intrinsics as K
+from .errors import LoweringError, Unsupported
+from .ltypes import I32T, I64, SHARED, arith_type, const
+from .memory import MemRef, Term, scale
+
+PRODUCERS = ("dot", "dot_t", "rowsum", "rowmax", "cumsum", "qdot_t", "qmma_t")
+ELEMENTWISE_CALLS = ("where", "tmax", "tril", "transpose") + TILE_MATH
+# Elements per thread handled per iteration of a sweep's loop: fully unrolled, LLVM hoists every
+# element's address (64-bit for tensors) and mask out of any enclosing loop, and the registers
+# they hold outnumber the work (measured on tiled_gemm: 127 registers against nvcc's 34). A sweep
+# over shared memory only has no such addresses and unrolls further.
+SWEEP_UNROLL = 4
+SWEEP_UNROLL_SHARED = 8
+
+
+@dataclass
+class Sweep:
+    """The evaluation context of one tile write."""
+
+    target: MemRef
+    op: str                                        # "=", "+=", ...
+    root: object                                   # the value's AST node
+    scalars: dict = field(default_factory=dict)    # id(node) -> Val, computed before the pass
+    leaves: dict = field(default_factory=dict)     # id(node) -> MemRef of a slice or tile name
+    subst: dict = field(default_factory=dict)      # id(node) -> MemRef of a materialized node
+    fused: object = None                           # the fused producer's node
+    produced: object = None                        # its value at the element being stored
+
+
+class TileLowering:
+    def __init__(self, em):
+        self.em = em
+
+    @property
+    def b(self) -> ir.IRBuilder:
+        return self.em.b
+
+    # ================================================================ statements
+    def statement(self, s, target: MemRef, value, op: str) -> None:
+        """A tile statement: [barrier,] the write, barrier (§10)."""
+        em = self.em
+        if (id(em.inst), id(s)) in em.barrier_before:
+            K.barrier(em.ops)
+        mark = em.smem.scratch_top
+        self.write(target, value, op)
+        K.barrier(em.ops)
+        em.smem.release_scratch(mark)
+
+    def write(self, target: MemRef, value, op: str, ctx: Sweep | None = None, planned: bool = False) -> None:
+        """``target op= value`` without the closing barrier. A nested write shares the values
+        ``ctx`` prepared (and, when ``planned``, its materialized nodes)."""
+        em = self.em
+        vt = em.type_of(value)
+        sw = Sweep(target, op, value)
+        if ctx is not None:
+            sw.scalars, sw.leaves = ctx.scalars, ctx.leaves
+            if planned:
+                sw.subst = ctx.subst
+        if isinstance(vt, Scalar):                 # a fill
+            if id(value) not in sw.scalars:
+                sw.scalars[id(value)] = em.expr(value)
+            self.linear(target.shape, lambda c: self.store_out(sw, c),
+                        SWEEP_UNROLL_SHARED if target.space == SHARED else SWEEP_UNROLL)
+            return
+        if not isinstance(vt, Tile):
+            raise LoweringError(f"a tile statement with a {vt} value", getattr(value, "span", None))
+        self.prepare(sw, value)
+        sw.fused = self.fusable(value, target.shape)
+        if not planned:
+            self.materialize_others(sw, value)
+        if not planned and self.aliases(sw, value):
+            shape = target.shape
+            if not all(isinstance(d, int) for d in shape):
+                raise Unsupported("a tile statement that reads its own target at other elements over a runtime "
+                                  "extent is not supported by phobos-build", value.span)
+            temp = self.scratch(Tile(settle(vt.elem), tuple(shape)))
+            self.write(temp, value, "=", sw, planned=True)
+            K.barrier(em.ops)
+            sw2 = Sweep(target, op, value, sw.scalars, sw.leaves, {id(value): temp})
+            self.linear(shape, lambda c: self.store_out(sw2, c))
+            return
+        if sw.fused is not None:
+            from .tile_ops import PRODUCE
+            PRODUCE[sw.fused.func](self, sw, sw.fused, lambda coords, v: self.store_out(sw, coords, v))
+            return
+        shared_only = all(r.space == SHARED for r in [target, *sw.leaves.values(), *sw.subst.values()])
+        self.linear(target.shape, lambda c: self.store_out(sw, c),
+                    SWEEP_UNROLL_SHARED if shared_only else SWEEP_UNROLL)
+
+    # ================================================================ planning
+    def prepare(self, sw: Sweep, node) -> None:
+        """Evaluate, in source order, the scalars the tree broadcasts and the addresses of its
+        slices (both uniform, §9.7), before any pass over elements."""
+        em = self.em
+        t = em.type_of(node)
+        if isinstance(t, Scalar):
+            if id(node) not in sw.scalars:
+                sw.scalars[id(node)] = em.expr(node)
+            return
+        if isinstance(node, (A.Name, A.Index)):
+            if id(node) not in sw.leaves:
+                sw.leaves[id(node)] = em.memref(node)
+            return
+        if isinstance(node, A.Binary):
+            self.prepare(sw, node.lhs)
+            self.prepare(sw, node.rhs)
+        elif isinstance(node, A.Unary):
+            self.prepare(sw, node.operand)
+        elif isinstance(node, A.Call):
+            if id(node) in em.inst.calls:
+                raise Unsupported("a function returning a tile is not supported by phobos-build yet", node.span)
+            for a in node.args:
+                self.prepare(sw, a)
+        else:
+            raise LoweringError(f"{type(node).__name__} in a tile expression", getattr(node, "span", None))
+
+    def _is_producer(self, node) -> bool:
+        return isinstance(node, A.Call) and node.func in PRODUCERS and id(node) not in self.em.inst.calls
+
+    def fusable(self, node, shape):
+        """The producer on the elementwise spine of the tree whose shape is the target's."""
+        em = self.em
+        t = em.type_of(node)
+        if not isinstance(t, Tile):
+            return None
+        if self._is_producer(node):
+            return node if list(t.shape) == list(shape) else None
+        children = []
+        if isinstance(node, A.Binary):
+            children = [node.lhs, node.rhs]
+        elif isinstance(node, A.Unary):
+            children = [node.operand]
+        elif isinstance(node, A.Call) and (node.func in SCALARS or node.func in ("where", "tmax") or
+                                           node.func in TILE_MATH):
+            children = list(node.args)
+        for c in children:
+            found = self.fusable(c, shape)
+            if found is not None:
+                return found
+        return None
+
+    def materialize_others(self, sw: Sweep, node) -> None:
+        """Every producer in the tree but the fused one (and not inside it) goes to scratch."""
+        if not isinstance(node, (A.Binary, A.Unary, A.Call)) or id(node) in sw.scalars:
+            return
+        if node is sw.fused:
+            return
+        if self._is_producer(node):
+            sw.subst[id(node)] = self.materialize(sw, node)
+            return
+        for c in _children(node):
+            self.materialize_others(sw, c)
+
+    def materialize(self, sw: Sweep, node) -> MemRef:
+        """``node`` into a scratch tile of its own shape, ending with a barrier (it is a CTA-wide
+        operation of its own)."""
+        t = self.em.type_of(node)
+        temp = self.scratch(t)
+        self.write(temp, node, "=", sw)
+        K.barrier(self.em.ops)
+        return temp
+
+    def aliases(self, sw: Sweep, node) -> bool:
+        """Does the tree read the target's buffer other than at the element being written?"""
+        target = sw.target
+        found = []
+
+        def walk(n, plain: bool, inside_producer: bool):
+            if id(n) in sw.scalars:
+                return
+            if id(n) in sw.subst:
+                return
+            if isinstance(n, (A.Name, A.Index)):
+                ref = sw.leaves.get(id(n))
+                if ref is not None and ref.buffer is target.buffer:
+                    same = ref is target or _same_view(ref, target)
+                    if inside_producer or not plain or not same:
+                        found.append(n)
+                return
+            producer = self._is_producer(n)
+            keeps = isinstance(n, (A.Binary, A.Unary)) or (isinstance(n, A.Call) and (
+                n.func in SCALARS or n.func in ("where", "tmax", "tril") or n.func in TILE_MATH))
+            for c in _children(n):
+                ct = self.em.type_of(c)
+                same_shape = isinstance(ct, Tile) and list(ct.shape) == list(target.shape)
+                walk(c, plain and keeps and same_shape, inside_producer or producer)
+
+        walk(node, True, False)
+        return bool(found)
+
+    # ================================================================ scratch tiles
+    def scratch(self, t: Tile) -> MemRef:
+        shape = [int(d) for d in t.shape]
+        count = 1
+        for d in shape:
+            count *= d
+        elem = settle(t.elem)
+        ptr = self.em.smem.scratch(elem, count)
+        return self.em.tile_ref(ptr, elem, shape)
+
+    # ================================================================ the pass over elements
+    def linear(self, shape, body, unroll: int = SWEEP_UNROLL) -> None:
+        """``body(coords)`` for every element of ``shape``, thread t taking t, t + T, ..."""
+        em = self.em
+        b = self.b
+        threads = em.threads
+        tid = em.fresh_thread()
+        if all(isinstance(d, int) for d in shape):
+            n = 1
+            for d in shape:
+                n *= d
+            rounds = -(-n // threads)
+            if rounds == 1:
+                self._guarded_element(tid, n, threads, shape, body)
+                return
+            em.counted_loop(0, rounds, lambda k: self._guarded_element(
+                b.add(tid, b.mul(k, ir.Constant(I32T, threads))), n, threads, shape, body),
+                unroll=unroll if rounds > unroll else None)
+            return
+        n = ir.Constant(I32T, 1)
+        for d in shape:
+            n = b.mul(n, self.extent_i32(d))
+        em.strided_loop(tid, n, ir.Constant(I32T, threads), lambda e: body(self.unravel(e, shape)))
+
+    def _guarded_element(self, e, n: int, threads: int, shape, body) -> None:
+        if n % threads:
+            with self.b.if_then(self.b.icmp_unsigned("<", e, ir.Constant(I32T, n))):
+                body(self.unravel(e, shape))
+        else:
+            body(self.unravel(e, shape))
+
+    def unravel(self, e, shape) -> list:
+        b = self.b
+        coords = []
+        rest = e
+        for d in reversed(shape[1:]):
+            dv = self.extent_i32(d)
+            coords.append(b.urem(rest, dv))
+            rest = b.udiv(rest, dv)
+        coords.append(rest)
+        return list(reversed(coords))
+
+    def extent_i32(self, d) -> ir.Value:
+        if isinstance(d, int):
+            return ir.Constant(I32T, d)
+        v = self.em.extent_values.get(d)
+        if v is None:
+            raise LoweringError(f"runtime extent `{d}` has no value")
+        return v
+
+    # ================================================================ one element
+    def store_out(self, sw: Sweep, coords, produced=None) -> None:
+        """Evaluate the tree at ``coords`` (with the fused producer's value) and store it."""
+        em = self.em
+        sw.produced = produced
+        v = self.value_at(sw, sw.root, coords)
+        target = sw.target
+        if sw.op != "=":
+            current = em.Val(self.load(target, coords), target.elem)
+            v = em.binary(sw.op[:-1], current, v)
+        self.store(target, coords, em.to(v, target.elem).v)
+
+    def value_at(self, sw: Sweep, node, coords):
+        """The value of the tile expression ``node`` at ``coords`` (the coordinates of the
+        element being computed; broadcasting adapts them to ``node``'s shape)."""
+        em = self.em
+        scalar = sw.scalars.get(id(node))
+        if scalar is not None:
+            return scalar
+        t = em.type_of(node)
+        coords = _broadcast(coords, t.shape)
+        if node is sw.fused:
+            return sw.produced
+        ref = sw.subst.get(id(node)) or sw.leaves.get(id(node))
+        if ref is not None:
+            return em.Val(self.load(ref, coords), ref.elem)
+        kind = type(node).__name__ if not isinstance(node, A.Call) else (
+            "convert" if node.func in SCALARS else node.func if node.func in ELEMENTWISE_CALLS else None)
+        handler = ELEMENTWISE.get(kind)
+        if handler is None:
+            raise LoweringError(f"`{getattr(node, 'func', type(node).__name__)}` inside a tile expression was "
+                                "neither fused nor materialized", node.span)
+        return handler(self, sw, node, coords, t)
+
+    # ================================================================ memory
+    def element_ptr(self, ref: MemRef, coords):
+        terms = []
+        for c, axis in zip(coords, ref.axes):
+            terms.append(scale(Term(self.b.zext(c, I64) if not isinstance(c, ir.Constant) else
+                                    ir.Constant(I64, c.constant), _twos_const(c)), axis.stride))
+        return self.em.addr.element_ptr(ref, terms)
+
+    def mask(self, ref: MemRef, coords):
+        """The i1 that says ``ref[coords]`` is inside its buffer, or None when proven."""
+        if not ref.masked:
+            return None
+        b = self.b
+        em = self.em
+        along = {ref.axis_of[a]: c for a, c in enumerate(coords)}
+        ok = None
+        for axis, proven in enumerate(ref.proven):
+            if proven:
+                continue
+            origin = ref.origin[axis]
+            c = along.get(axis)
+            ext = ref.base_extents[axis]
+            narrow = origin.value if isinstance(origin.value, int) else origin.narrow
+            if narrow is not None:                            # i32 index, i32 extent: setp.lt.u32
+                idx = em.addr.value32(narrow)
+                if c is not None:
+                    idx = b.add(idx, c)
+                bound = ir.Constant(I32T, ext) if isinstance(ext, int) else self.extent_i32(ext)
+            else:                                             # an i64 index: setp.lt.u64
+                idx = em.addr.value(origin.value)
+                if c is not None:
+                    idx = b.add(idx, b.zext(c, I64))
+                bound = ir.Constant(I64, ext) if isinstance(ext, int) else em.extent64(ext)
+            # unsigned: a negative index fails too (and an i32 index that wrapped past 2^31 is
+            # out of bounds either way, extents being below 2^31)
+            test = b.icmp_unsigned("<", idx, bound)
+            ok = test if ok is None else b.and_(ok, test)
+        return ok
+
+    def load(self, ref: MemRef, coords) -> ir.Value:
+        m = self.mask(ref, coords)
+        em = self.em
+        if m is None:
+            ptr, align = self.element_ptr(ref, coords)
+            return em.addr.load_ptr(ptr, align, ref.elem)
+        b = self.b
+        before = b.block
+        then_bb = em.fn.append_basic_block("masked_load")
+        done_bb = em.fn.append_basic_block("masked_load_end")
+        b.cbranch(m, then_bb, done_bb)
+        b.position_at_end(then_bb)
+        ptr, align = self.element_ptr(ref, coords)
+        v = em.addr.load_ptr(ptr, align, ref.elem)
+        then_end = b.block
+        b.branch(done_bb)
+        b.position_at_end(done_bb)
+        phi = b.phi(v.type)
+        phi.add_incoming(v, then_end)
+        phi.add_incoming(const(ref.elem, 0), before)
+        return phi
+
+    def store(self, ref: MemRef, coords, value) -> None:
+        m = self.mask(ref, coords)
+        if m is None:
+            ptr, align = self.element_ptr(ref, coords)
+            self.em.addr.store_ptr(ptr, align, ref.elem, value)
+            return
+        with self.b.if_then(m):
+            ptr, align = self.element_ptr(ref, coords)
+            self.em.addr.store_ptr(ptr, align, ref.elem, value)
+
+
+# ---------------------------------------------------------------- the elementwise table
+# Each entry evaluates one node at coordinates already adapted to its shape; operands are
+# evaluated by value_at (tiles at the same coordinates, broadcast; scalars precomputed).
+
+def _binary(tl: TileLowering, sw, node, coords, t):
+    lhs = tl.value_at(sw, node.lhs, coords)
+    rhs = tl.value_at(sw, node.rhs, coords)
+    if node.op in ("&&", "||"):                               # on bool tiles: and.pred / or.pred
+        f = tl.b.and_ if node.op == "&&" else tl.b.or_
+        return tl.em.Val(f(lhs.v, rhs.v), BOOL)
+    return tl.em.binary(node.op, lhs, rhs)                    # add.f32, setp.lt.f32, ...
+
+
+def _unary(tl: TileLowering, sw, node, coords, t):
+    x = tl.value_at(sw, node.operand, coords)
+    em = tl.em
+    if node.op == "!":
+        return em.Val(K.UNARY[("!", "bool")](em.ops, x.v), BOOL)            # not.pred
+    comp = arith_type(settle(x.t))
+    xv = em.to(x, comp)
+    r = K.UNARY[(node.op, "float" if comp.is_float else "int")](em.ops, xv.v)  # neg.f32 / neg.s32
+    return em.Val(r, comp)
+
+
+def _convert(tl: TileLowering, sw, node, coords, t):
+    return tl.em.to(tl.value_at(sw, node.args[0], coords), SCALARS[node.func])   # cvt.*
+
+
+def _math(tl: TileLowering, sw, node, coords, t):
+    # exp -> ex2.approx.f32, log -> lg2.approx.f32, sqrt -> sqrt.approx.f32,
+    # tanh -> tanh.approx.f32, round -> cvt.rni.f32.f32 (intrinsics.MATH)
+    em = tl.em
+    x = tl.value_at(sw, node.args[0], coords)
+    comp = arith_type(settle(t.elem))
+    r = K.MATH[node.func](em.ops, em.to(x, comp).v)
+    return em.to(em.Val(r, comp), settle(t.elem))
+
+
+def _where(tl: TileLowering, sw, node, coords, t):
+    em = tl.em
+    c = tl.value_at(sw, node.args[0], coords)
+    el = settle(t.elem)
+    a = em.to(tl.value_at(sw, node.args[1], coords), el)
+    b = em.to(tl.value_at(sw, node.args[2], coords), el)
+    return em.Val(tl.b.select(c.v, a.v, b.v), el)                          # selp.f32
+
+
+def _tmax(tl: TileLowering, sw, node, coords, t):
+    em = tl.em
+    a = tl.value_at(sw, node.args[0], coords)
+    b = tl.value_at(sw, node.args[1], coords)
+    join = settle(arith_join(settle(a.t), settle(b.t)) or settle(t.elem))
+    comp = arith_type(join)
+    r = K.MATH["max"](em.ops, em.to(a, comp).v, em.to(b, comp).v)            # max.f32 / max.s32
+    return em.to(em.Val(r, comp), settle(t.elem))
+
+
+def _tril(tl: TileLowering, sw, node, coords, t):
+    x = tl.value_at(sw, node.args[0], coords)
+    i, j = coords
+    keep = tl.b.icmp_unsigned("<=", j, i)                                   # setp.le.u32 + selp
+    el = settle(x.t)
+    return tl.em.Val(tl.b.select(keep, x.v, const(el, 0)), el)
+
+
+def _transpose(tl: TileLowering, sw, node, coords, t):
+    i, j = coords
+    return tl.value_at(sw, node.args[0], [j, i])                            # no instruction
+
+
+ELEMENTWISE = {
+    "Binary": _binary, "Unary": _unary, "convert": _convert, "where": _where, "tmax": _tmax,
+    "tril": _tril, "transpose": _transpose,
+    **{f: _math for f in TILE_MATH},
+}
+
+
+# ---------------------------------------------------------------- helpers
+def _children(node) -> list:
+    if isinstance(node, A.Binary):
+        return [node.lhs, node.rhs]
+    if isinstance(node, A.Unary):
+        return [node.operand]
+    if isinstance(node, A.Call):
+        return list(node.args)
+    return []
+
+
+def _broadcast(coords: list, shape) -> list:
+    """NumPy broadcasting: trailing axes align; an axis of extent 1 reads index 0."""
+    shape = list(shape)
+    coords = list(coords)[len(coords) - len(shape):] if len(shape) <= len(coords) else coords
+    if len(coords) != len(shape):
+        raise LoweringError(f"coordinates of rank {len(coords)} for a tile of rank {len(shape)}")
+    return [ir.Constant(I32T, 0) if d == 1 else c for c, d in zip(coords, shape)]
+
+
+def _twos_const(c) -> int:
+    if isinstance(c, ir.Constant):
+        from .align import twos_of_int
+        return twos_of_int(int(c.constant))
+    return 0
+
+
+def _same_view(a: MemRef, b: MemRef) -> bool:
+    """Two MemRefs provably naming the same elements (constant origins, same axes)."""
+    if a.axis_of != b.axis_of or a.shape != b.shape:
+        return False
+    for x, y in zip(a.origin, b.origin):
+        if not (isinstance(x.value, int) and isinstance(y.value, int) and x.value == y.value) and x.value is not y.value:
+            return False
+    return True
+
+
+__all__ = ["TileLowering", "PRODUCERS", "ELEMENTWISE"]

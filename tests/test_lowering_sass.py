@@ -1,0 +1,52 @@
+"""benchmarks/sass_vs_nvcc.py: the SASS counting (loops from backward branches, the padding after
+EXIT, instructions per source iteration), and one kernel against nvcc when nvcc is present."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+
+from lowering_tools import REPO, need_tool
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import sass_vs_nvcc as svn  # noqa: E402
+
+SASS = """
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                 /* 0x00000a00ff017b82 */
+        /*0010*/                   MOV R2, RZ ;                           /* 0x0 */
+        /*0020*/                   LDG.E R3, desc[UR4][R4.64] ;           /* 0x0 */
+        /*0030*/                   LDG.E R5, desc[UR4][R4.64+0x80] ;      /* 0x0 */
+        /*0040*/                   FADD R2, R2, R3 ;                      /* 0x0 */
+        /*0050*/                   FADD R2, R2, R5 ;                      /* 0x0 */
+        /*0060*/               @P0 BRA 0x20 ;                             /* 0x0 */
+        /*0070*/                   LDG.E R3, desc[UR4][R4.64] ;           /* 0x0 */
+        /*0080*/                   FADD R2, R2, R3 ;                      /* 0x0 */
+        /*0090*/               @P1 BRA 0x70 ;                             /* 0x0 */
+        /*00a0*/                   EXIT ;                                 /* 0x0 */
+        /*00b0*/                   BRA 0xb0;                              /* 0x0 */
+        /*00c0*/                   NOP;                                   /* 0x0 */
+"""
+
+
+def test_counts_instructions_and_the_hottest_loop_per_iteration():
+    total, per_iteration = svn.counts(SASS, (r"LDG", 1))
+    assert total == 11                      # no NOP, no padding branch
+    assert per_iteration == 5 / 2           # the loop with two loads: 5 instructions, 2 iterations
+
+
+def test_no_loop_means_no_loop_figure():
+    total, per_iteration = svn.counts(SASS, (r"MUFU", 1))
+    assert per_iteration == 0.0
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed (the comparison needs it)")
+def test_one_kernel_against_nvcc(tmp_path):
+    need_tool("ptxas")
+    need_tool("cuobjdump")
+    src, defines, cu, marker = svn.KERNELS["row_sums"]
+    ph = svn.measure_phobos(src, defines, "sm_90", tmp_path, "row_sums", marker)
+    nv = svn.measure_nvcc(cu, "sm_90", tmp_path, "row_sums", marker)
+    assert ph.spills == nv.spills == 0 and ph.sass > 0 and nv.sass > 0
+    assert "row_sums" in svn.table({"row_sums": (ph, nv)})
