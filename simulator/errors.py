@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analyzer.diagnostics.codes import CODES
 from ..analyzer.diagnostics.model import Diagnostic, Label, Span
 
 
