@@ -56,6 +56,7 @@ class Loop:
     exit_nodes: list = field(default_factory=list)
     parent: int | None = None    # enclosing Loop id
     block_depth: int = 0         # index of the loop body's frame in the builder's block stack
+    last_cond: int = -1          # the condition node whose value decides the loop (for: the header)
 
 
 @dataclass(eq=False)
@@ -223,6 +224,7 @@ class Builder:
         first = len(self.sites)
         _, last, t, f = self.condition(s.cond, preds, inst, parent)
         loop.header = first
+        loop.last_cond = last
         self.sites[first].loop_header_of = loop.id
         self._guards.append((last, True))
         body_exits = self.block(s.body.stmts, t, inst, last)
@@ -250,6 +252,7 @@ class Builder:
         header = self.node(COND, s, inst, parent, tuple(a for a in (hi,) if a is not None))
         self.sites[header].loop_header_of = loop.id
         loop.header = header
+        loop.last_cond = header
         self.connect(hpreds, header)
         self._guards.append((header, True))
         body_exits = self.block(s.body.stmts, [header], inst, header)

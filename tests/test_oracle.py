@@ -47,6 +47,8 @@ def _atoms(facts) -> str:
         add(f"cond({p},{v}).")
     for n, t, _how in facts.raises:
         add(f"raises({n},{t}).")
+    for h, p in facts.loop_again:
+        add(f"loop_again({h},{p}).")
     for op in facts.ops:
         add(f"op_at({op.id},{op.node}).")
     for o, v in facts.guard:

@@ -70,6 +70,7 @@ class Facts:
     parent: dict = field(default_factory=dict)          # node -> control parent
     cond: list = field(default_factory=list)            # (p, v)
     raises: list = field(default_factory=list)          # (node, t, how)
+    loop_again: list = field(default_factory=list)      # (loop header, deciding condition node)
     # lookups the extraction fills for the derivation and the rules
     value_of: dict = field(default_factory=dict)        # (node, id(expr)) -> v
     _atoms: dict = field(default_factory=dict)

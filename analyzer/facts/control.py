@@ -23,6 +23,11 @@ def emit(cfg: KernelCFG, facts) -> None:
                     facts.cond.append((site.id, facts.new_value(bound, site.id, site.inst)))
             else:
                 facts.cond.append((site.id, facts.new_value(site.ast, site.id, site.inst)))
+    # A loop's condition runs again in each later iteration, only in the threads still looping:
+    # it runs under its own kind, as the statements of the body do (per-thread-values.md,
+    # "Control"; LANGUAGE §9.3).
+    for loop in cfg.loops:
+        facts.loop_again.append((loop.header, loop.last_cond))
     for node, targets in cfg.raises.items():
         how = type(cfg.sites[node].ast).__name__.lower()     # break, continue, return
         for t in targets:

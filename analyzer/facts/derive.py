@@ -10,6 +10,7 @@ of facts/schema.py contributes edges y -> x:
     returns(r, v, n)      r >= v, r >= control(n)   parent(n, p)        control(n) >= inside(p)
     cond(p, v)            inside(p) >= v            control(p)          inside(p) >= control(p)
     raises(e, t)          control(t) >= control(e)  op at n, guard g    control(op) >= control(n), g
+    loop_again(h, p)      control(h) >= inside(p)   (later iterations test the condition again)
 
 The least solution is computed by a semi-naive worklist: only a node that just rose propagates,
 and a node rises at most twice (uniform < warp-uniform < varying), so the work is linear in the
@@ -113,6 +114,8 @@ def kind_solver(facts) -> KindSolver:
         e(("v", v), ("in", p), ("cond", p, v))
     for node, t, how in facts.raises:
         e(("c", node), ("c", t), ("raise", node, how))
+    for header, p in facts.loop_again:
+        e(("in", p), ("c", header), ("loop_again", header, p))
     for op in facts.ops:
         e(("c", op.node), ("o", op.id), ("at", op.node))
     for op_id, v in facts.guard:

@@ -107,6 +107,11 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
                     "return": f"{some} return here, so what follows runs without them"}[how]
             labels.append(Label(sites[node].ast.span, text))
             last_reason = reason
+        elif tag == "loop_again":
+            header = reason[1]
+            labels.append(Label(sites[header].ast.span,
+                                f"so later iterations test the loop's condition only in the {who(kind)} still looping"))
+            last_reason = reason
         elif tag == "guard":
             v = reason[1]
             labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
@@ -120,6 +125,8 @@ def reach_label(kind: int, last_reason) -> str:
     w = who(kind)
     if last_reason is None or last_reason[0] == "cond":
         return f"reached only by the {w} where the condition holds"
+    if last_reason[0] == "loop_again":
+        return f"reached only by the {w} still looping"
     if last_reason[0] == "raise":
         return {"break": f"reached only by the {w} still in the loop",
                 "continue": f"reached only by the {w} that did not skip the rest of the iteration",

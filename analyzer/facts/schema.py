@@ -59,6 +59,8 @@ RELATIONS = [
              "facts/control.py"),
     Relation("cond", ("p", "v"), "control node p branches on v (an if/while condition or a for loop's bound)",
              "facts/control.py"),
+    Relation("loop_again", ("header", "p"), "a loop's condition (from its header) runs again under the "
+             "control inside p, the node whose value decides the loop", "facts/control.py"),
     Relation("raises", ("node", "t", "how"), "an early exit at node (break/continue/return) raises t's control "
              "(LANGUAGE §9.3)", "facts/control.py"),
     # --- derived (facts/derive.py)
