@@ -183,6 +183,13 @@ def simulate(kinfo, bound: Bound, grid, options: Options | None = None, path: st
     """Run ``kinfo`` on the arguments (arrays are updated in place). Raises DynamicCheckFailed."""
     options = options or Options()
     grid = normalize_grid(grid)
+    # Floats overflow to inf and 0/0 gives NaN on the GPU without a word; so here (numpy would
+    # otherwise print RuntimeWarnings naming the simulator's own lines).
+    with np.errstate(all="ignore"):
+        _simulate(kinfo, bound, grid, options, path, text)
+
+
+def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str | None) -> None:
     try:
         check_aligned(kinfo, bound.extents, bound.where)
         buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)

@@ -262,7 +262,10 @@ class ScalarEval:
         if full.any():
             f3 = flat.reshape(C, T, -1)
             v3 = value.reshape(C, T, -1)
-            uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & (v3 == v3[:, :1]).all(axis=(1, 2))
+            same_value = v3 == v3[:, :1]
+            if v3.dtype.kind == "f":               # NaN stored by every thread is one value too
+                same_value |= np.isnan(v3) & np.isnan(v3[:, :1])
+            uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & same_value.all(axis=(1, 2))
             if uniform.any():
                 buf.unmark(f3[uniform][:, 0])
                 record = act & ~np.repeat(uniform, T)

@@ -74,7 +74,7 @@ class TileEval:
         flat, inb = region.cta_index(cidx)
         buf = region.buf
         if buf.dirty:
-            w = buf.writer[flat]
+            w = buf.writer[np.where(inb, flat, 0)]     # masked elements (off the end) read nothing
             owner = np.where(w >= 0, w // self.T, -w - 2)
             racy = (w != -1) & inb & (owner == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
             if racy.any():
