@@ -1,0 +1,375 @@
+"""Long fuzzing runs (issue 8): every generator through every entry point, and the analysis against
+the simulator on race-free programs. In-process, seeded, with a time budget per phase.
+
+    python benchmarks/fuzz.py                          # ~10 minutes over all phases, 2 workers
+    python benchmarks/fuzz.py --budget 3600 --jobs 4   # an hour
+    python benchmarks/fuzz.py --phases soundness --budget 120 --seed 7
+    python benchmarks/fuzz.py --out fuzz-out --shrink  # write (and shrink) one input per distinct bug
+
+Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracles):
+
+- ``valid``:     kernels of the grammar-wide generator (rules kept or broken on purpose, racy stores
+                 allowed): check_source, and phobos-check in one of text/json/sarif (in turn); every
+                 ``--deep-every``-th input also through phobos-build (to a temporary directory) and the
+                 simulator (``unchecked``: PH3xx-rejected kernels run too).
+- ``race-free``: the race-free, terminating variant, the same way.
+- ``mutants``:   generated kernels and the examples, damaged one to three times (tokens dropped,
+                 duplicated, swapped, replaced; bytes flipped; truncation; NUL and invalid UTF-8;
+                 huge literals; lines duplicated, dropped, swapped, spliced; deep wrapping).
+- ``extremes``:  the fixed extreme inputs (5,000-deep nesting of every kind, 100k-long chains, files at
+                 and over 4 MiB, ...), through check_source, all three formats, phobos-build and the
+                 simulator, each timed (a separate process with a timeout guards phobos-build).
+- ``soundness``: race-free kernels at each of their block sizes: checked; each accepted program built
+                 (LLVM and ptxas) once and simulated on random inputs over two grids per block size. A
+                 PH301-PH306 dynamic check on an accepted program is a soundness counterexample.
+
+A "crash" is an exception, a traceback, PH900/PH901, an exit status outside 0/1/2/4, an unlocated
+diagnostic or output that does not parse; "slow" is a call over 10 s (30 s for a build). The
+summary table goes to stdout; each distinct finding (by signature) is listed with a reproduction
+command, and with ``--out`` written to DIR/NN-signature.ph (shrunk with ``--shrink``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests"))
+
+import numpy as np  # noqa: E402
+
+import fuzz_harness as H  # noqa: E402
+import phobos_gen as G  # noqa: E402
+
+PHASES = ("valid", "race-free", "mutants", "extremes", "soundness")
+WEIGHTS = {"valid": 0.25, "race-free": 0.23, "mutants": 0.12, "extremes": 0.22, "soundness": 0.18}
+FORMATS = ("text", "json", "sarif")
+
+
+class Stats(Counter):
+    pass
+
+
+# ------------------------------------------------------------------------------------------------ phases
+
+
+def _examples() -> list[bytes]:
+    return [p.read_bytes() for p in sorted((REPO / "examples").glob("*.ph"))]
+
+
+def _deep(stats, data, defines, tmp, rng, findings):
+    _, f = H.build_cli(H.write_input(tmp, data), Path(tempfile.mkdtemp(dir=tmp)), data, defines)
+    findings += f
+    stats["built (cli)"] += 1
+    runs, f = H.simulate_any(data, defines, np.random.default_rng(rng.getrandbits(32)))
+    findings += f
+    stats["sim runs"] += len(runs)
+    for r in runs:
+        stats[f"sim {r.code or 'clean'}"] += 1
+
+
+def phase_generated(name, seed, deadline, target, deep_every, tmp):
+    """``valid``, ``race-free`` or ``mutants``: (stats, findings)."""
+    stats, findings = Stats(), []
+    rng = random.Random(seed)
+    pool = _examples()
+    i = 0
+    while time.perf_counter() < deadline and stats["inputs"] < target:
+        i += 1
+        ch = G.RandomChooser(random.Random(rng.getrandbits(64)))
+        blk = ch.pick(G.BLOCK_SIZES)
+        if name == "mutants":
+            base = (G.KernelGen(ch, race_free=ch.chance(0.5), max_depth=2).kernel().source.encode()
+                    if ch.chance(0.7) else ch.pick(pool))
+            data, _ = G.mutants_of(ch, base, pool)
+        else:
+            data = G.KernelGen(ch, race_free=name == "race-free", violate=0.06 if name == "race-free" else 0.12,
+                               blocks=(blk,)).kernel().source
+        defines = {"BLK": str(blk)}
+        result, f = H.check_api(data, defines)
+        findings += f
+        stats["inputs"] += 1
+        if result is not None:
+            errors = [d for d in result.diagnostics if d.severity == "error"]
+            stats["accepted" if not errors else "rejected PH3xx" if all(d.code.startswith("PH3") for d in errors)
+                  else "rejected front end"] += 1
+        if i % 2 == 0:                       # phobos-check itself, in each format in turn
+            findings += H.check_cli(H.write_input(tmp, data), FORMATS[(i // 2) % 3], data, defines)
+        if i % deep_every == 0:
+            _deep(stats, data, defines, tmp, rng, findings)
+    return stats, findings
+
+
+def phase_extremes(seed, deadline, tmp):
+    stats, findings = Stats(), []
+    rng = random.Random(seed)
+    for name, data in G.extreme_inputs():
+        if time.perf_counter() > deadline:
+            stats["skipped (budget)"] += 1
+            continue
+        stats["inputs"] += 1
+        t0 = time.perf_counter()
+        result, f = H.check_api(data)
+        findings += [_named(x, name) for x in f]
+        stats["accepted" if result is not None and result.ok else "rejected"] += 1
+        path = H.write_input(tmp, data, "extreme.ph")
+        # every format, but only one for the inputs that take seconds to check
+        slow = time.perf_counter() - t0 > 2.0
+        for fmt in (FORMATS[stats["inputs"] % 3],) if slow else FORMATS:
+            findings += [_named(x, name) for x in H.check_cli(path, fmt, data)]
+        findings += [_named(x, name) for x in _build_subprocess(path, tmp, data)]
+        if result is not None and result.ok:
+            runs, f = H.simulate_any(data, None, np.random.default_rng(rng.getrandbits(32)), grids=((1,),))
+            findings += [_named(x, name) for x in f]
+            stats["sim runs"] += len(runs)
+        stats[f"max s/input"] = max(stats["max s/input"], round(time.perf_counter() - t0, 1))
+    return stats, findings
+
+
+def _named(f: H.Finding, name: str) -> H.Finding:
+    f.detail = f"[{name}] {f.detail}"
+    f.stage = f"{f.stage}[{name}]" if f.kind == "slow" else f.stage
+    return f
+
+
+def _build_subprocess(path, tmp, data, timeout=60.0):
+    """phobos-build in its own process: an extreme input may take LLVM long; kill it at ``timeout``."""
+    out = Path(tempfile.mkdtemp(dir=tmp))
+    t0 = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-c", "import sys; from phobos_tools.cli.build import main; "
+                                                     "sys.exit(main(sys.argv[1:]))", str(path), "-o", str(out)],
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return [H.Finding("slow", "build-cli", f"killed after {timeout:.0f} s", data)]
+    dt = time.perf_counter() - t0
+    findings = []
+    bad = H._bad_text(done.stdout, done.stderr)
+    if done.returncode not in (0, 1) or bad:
+        findings.append(H.Finding("crash", "build-cli", f"exit {done.returncode}: {bad or done.stderr[-1500:]}", data))
+    if dt > H.SLOW_S * 3:
+        findings.append(H.Finding("slow", "build-cli", f"took {dt:.1f} s", data))
+    return findings
+
+
+def phase_soundness(seed, deadline, target, tmp):
+    stats, findings = Stats(), []
+    rng = random.Random(seed)
+    while time.perf_counter() < deadline and stats["accepted programs"] < target:
+        gk = G.generate(random.Random(rng.getrandbits(64)), race_free=True)
+        outcomes, f = H.soundness(gk, np.random.default_rng(rng.getrandbits(32)))
+        findings += f
+        stats["kernels"] += 1
+        for o in outcomes:
+            stats["inputs"] += 1
+            stats["accepted programs" if o.accepted else "rejected programs"] += 1
+            if o.built != "no":
+                stats[f"built {o.built}"] += 1
+            for r in o.runs:
+                stats["sim runs"] += 1
+                code = r.code or "clean"
+                if o.accepted:
+                    stats[f"accepted: {code}"] += 1
+                else:
+                    stats[f"rejected: {code}"] += 1
+            if not o.accepted:
+                static = set(o.codes)
+                if not o.fired:
+                    stats["rejected, simulator saw nothing"] += 1
+                elif o.fired & static:
+                    stats["rejected, simulator confirms"] += 1
+                else:
+                    stats["rejected, simulator saw something else"] += 1
+    return stats, findings
+
+
+STRETCH = 1.5      # a phase short of its target may run over its share by this factor, within the budget
+
+
+def run_phase(args):
+    name, seed, deadline_s, target, deep_every, end = args
+    warnings.simplefilter("ignore")
+    np.seterr(all="ignore")
+    # time.time(), not perf_counter: the workers compare it with the parent's end of budget
+    deadline = time.perf_counter() + max(0.0, min(deadline_s * (1 if name == "extremes" else STRETCH),
+                                                  end - time.time()))
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"fuzz-{name}-") as tmp:
+        tmp = Path(tmp)
+        if name == "extremes":
+            stats, findings = phase_extremes(seed, deadline, tmp)
+        elif name == "soundness":
+            stats, findings = phase_soundness(seed, deadline, target, tmp)
+        else:
+            stats, findings = phase_generated(name, seed, deadline, target, deep_every, tmp)
+    stats["seconds"] = round(time.perf_counter() - t0, 1)
+    for f in findings:                       # keep what travels back between processes small
+        if isinstance(f.source, bytes) and len(f.source) > 200_000:
+            f.source = f.source[:200_000]
+    return name, seed, stats, findings
+
+
+# ------------------------------------------------------------------------------------------------ report
+
+
+def merge(results):
+    by_phase: dict[str, Stats] = {}
+    findings = []
+    for name, _seed, stats, f in results:
+        acc = by_phase.setdefault(name, Stats())
+        for k, v in stats.items():
+            if k in ("seconds", "max s/input"):
+                acc[k] = max(acc[k], v)
+            else:
+                acc[k] += v
+        findings += [(name, x) for x in f]
+    return by_phase, findings
+
+
+def table(by_phase, findings) -> str:
+    kinds = ("crash", "slow", "unsound", "ptxas", "unlocated", "bad-output", "generator", "known")
+    count = {p: Counter("known" if H.known_bug(f) else f.kind for n, f in findings if n == p) for p in by_phase}
+    head = f"{'phase':11s} {'inputs':>7s} {'accepted':>8s} {'rejected':>8s} {'built':>6s} {'sims':>6s} " + \
+        " ".join(f"{k:>9s}" for k in kinds) + f" {'seconds':>7s}"
+    rows = [head, "-" * len(head)]
+    for p in PHASES:
+        if p not in by_phase:
+            continue
+        s = by_phase[p]
+        accepted = s["accepted"] + s["accepted programs"]
+        rejected = s["rejected PH3xx"] + s["rejected front end"] + s["rejected"] + s["rejected programs"]
+        built = s["built (cli)"] + s["built ok"] + s["built unsupported"] + s["built failed"]
+        rows.append(f"{p:11s} {s['inputs']:7d} {accepted:8d} {rejected:8d} {built:6d} {s['sim runs']:6d} "
+                    + " ".join(f"{count[p][k]:9d}" for k in kinds) + f" {s['seconds']:7.1f}")
+    out = "\n".join(rows)
+    for p in PHASES:
+        if p in by_phase:
+            extra = {k: v for k, v in sorted(by_phase[p].items()) if k not in ("inputs", "seconds")}
+            out += f"\n  {p}: " + ", ".join(f"{k} {v}" for k, v in extra.items())
+    return out
+
+
+def distinct(findings):
+    seen: dict[str, tuple] = {}
+    for phase, f in findings:
+        sig = f.signature()
+        if sig in seen:
+            seen[sig] = (seen[sig][0], seen[sig][1], seen[sig][2] + 1)
+        else:
+            seen[sig] = (phase, f, 1)
+    return seen
+
+
+def _predicate(f: H.Finding):
+    """Does a smaller source still show the same finding?"""
+    sig = f.signature()
+    defines = f.defines
+
+    def same(src):
+        if f.stage == "sim" or f.stage == "sim-load":
+            if f.kind == "unsound":
+                gk = G.GenKernel(src, (int(defines["BLK"]),), True)
+                _, found = H.soundness(gk, np.random.default_rng(0), grids_per_block=len(H.GRIDS), build=False)
+                return any(x.signature() == sig for x in found)
+            exc = f.detail.split(":")[0]
+            return H.sim_crashes(src, defines, exc, unchecked=True)
+        if f.stage.startswith("build"):
+            _, found = H.build_api(src, defines)
+            return any(x.signature().split(":")[-1][:40] == sig.split(":")[-1][:40] for x in found)
+        _, found = H.check_api(src, defines)
+        return any(x.signature() == sig for x in found)
+    return same
+
+
+def write_findings(unique, out_dir: Path, shrink: bool) -> list[str]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for n, (sig, (phase, f, times)) in enumerate(sorted(unique.items())):
+        src = f.source
+        text = src.decode("utf-8", "replace") if isinstance(src, bytes) else src
+        if shrink and text and isinstance(src, str) and f.kind in ("crash", "unsound", "ptxas") and len(text) < 50_000:
+            try:
+                text = H.shrink_lines(text, _predicate(f), max_tests=1500)
+            except Exception as e:  # noqa: BLE001
+                lines.append(f"  (shrinking {sig} failed: {e})")
+        stem = f"{n:02d}-{''.join(c if c.isalnum() else '-' for c in sig)[:60]}"
+        path = out_dir / f"{stem}.ph"
+        if isinstance(src, bytes) and not shrink:
+            path.write_bytes(src)
+        else:
+            path.write_text(text or "", encoding="utf-8", errors="surrogatepass")
+        (out_dir / f"{stem}.txt").write_text(f"{sig}\nphase {phase}, seen {times} time(s), defines {f.defines}\n\n"
+                                             f"{f.detail}\n")
+        lines.append(f"  {path}")
+    return lines
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--budget", type=float, default=600.0, help="total seconds over all phases (default 600)")
+    ap.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
+    ap.add_argument("--target", type=int, default=10_000, help="inputs per generator phase (stops early)")
+    ap.add_argument("--accepted", type=int, default=100_000, help="accepted programs for the soundness phase")
+    ap.add_argument("--deep-every", type=int, default=10, help="build and simulate every Nth generated input")
+    ap.add_argument("--out", type=Path, help="write one input per distinct finding here")
+    ap.add_argument("--shrink", action="store_true", help="shrink each written input (needs --out)")
+    args = ap.parse_args(argv)
+    phases = [p for p in args.phases.split(",") if p]
+    bad = [p for p in phases if p not in PHASES]
+    if bad:
+        ap.error(f"unknown phases {bad}")
+    if not H.ptxas_available():
+        print("warning: ptxas is not on the PATH: builds are not assembled", file=sys.stderr)
+    total = sum(WEIGHTS[p] for p in phases)
+    jobs = max(1, args.jobs)
+    tasks = []
+    # the extreme inputs run once, in one worker; the other phases split their budget over the workers
+    wall = args.budget
+    end = time.time() + wall
+    for p in phases:
+        share = wall * WEIGHTS[p] / total
+        if p == "extremes":
+            tasks.append((p, args.seed, share * jobs, 0, args.deep_every, end))
+            continue
+        for j in range(jobs):
+            target = args.accepted if p == "soundness" else -(-args.target // jobs)
+            tasks.append((p, args.seed * 1000 + j, share, target, args.deep_every, end))
+    t0 = time.perf_counter()
+    if jobs == 1:
+        results = [run_phase(t) for t in tasks]
+    else:
+        # longest first, so the workers finish together
+        tasks.sort(key=lambda t: -t[2])
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.map(run_phase, tasks, chunksize=1)
+    by_phase, findings = merge(results)
+    print(f"phobos-tools fuzz: seed {args.seed}, {jobs} worker(s), budget {args.budget:.0f} s, "
+          f"wall {time.perf_counter() - t0:.0f} s")
+    print(table(by_phase, findings))
+    unique = distinct(findings)
+    print(f"\n{len(unique)} distinct finding(s):")
+    for sig, (phase, f, times) in sorted(unique.items()):
+        known = H.known_bug(f)
+        note = f" (known bug `{known}`, pinned by a strict xfail)" if known else ""
+        print(f"- [{phase}] x{times} {sig}{note}\n    {f.short()}")
+    if args.out and unique:
+        print("\nwritten:")
+        print("\n".join(write_findings(unique, args.out, args.shrink)))
+    return 1 if any(f.kind in ("crash", "unsound", "ptxas", "unlocated", "bad-output") and not H.known_bug(f)
+                    for _, f in findings) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
