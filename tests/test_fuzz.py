@@ -261,3 +261,52 @@ def test_simulated_float_overflow_prints_no_numpy_warning(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr, done.stderr
+
+
+HUGE_UNROLL = """kernel k(A: tensor<i32>[K], C: tensor<i32>[N]) {
+  var acc: i32 = 0
+  for<unroll 4294967296> k in range(0, K, 4) {
+    acc += A[k]
+  }
+  C[ctx.thread] = acc
+}
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: `for<unroll N>` has a lower bound (PH119) but no upper one: "
+                                        "4294967296 does not even fit in i32 (LANGUAGE §1: an out-of-range literal "
+                                        "is an error), yet phobos-check accepts it")
+def test_an_unroll_factor_out_of_range_is_a_located_error():
+    from phobos_tools.analyzer import check_source
+    result = check_source(HUGE_UNROLL)
+    errors = [d for d in result.diagnostics if d.severity == "error"]
+    assert errors and errors[0].span.line == 3, [(d.code, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: lowering: the unroll factor reaches LLVM unchecked; 2**32 wraps to 0 "
+                                        "and the LoopUnroll pass aborts (`Unroll count must be positive`): PH901. "
+                                        "(2147483647 is worse: LLVM runs for minutes and is killed at 24 GB; 65536 "
+                                        "takes over 3 minutes; not tested here for that reason)")
+def test_a_huge_unroll_factor_does_not_crash_the_build():
+    from phobos_tools.lowering.build import build_source
+    result = build_source(HUGE_UNROLL, "k.ph", resources=False)
+    assert not any(d.code in ("PH900", "PH901") for d in result.diagnostics), \
+        [(d.code, d.message[-200:]) for d in result.diagnostics]
+
+
+RUN_LITERAL = """@launch(32)
+kernel k(A: tensor<f32>[32]) {
+  store(A[4 :+ 4], max(A[0 :+ 4], 0x%s))
+}
+""" % ("f" * 100)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: literals inside a run context escape the range check: "
+                                        "`store(A[4 :+ 4], max(A[0 :+ 4], 0xfff...))` (or `A[0 :+ 4] * 1e39`) is "
+                                        "accepted where the scalar `max(A[0], 0xfff...)` is PH104; the simulator "
+                                        "then crashes (OverflowError, phobos-run exit 3)")
+def test_an_out_of_range_literal_in_a_run_context_is_PH104():
+    from phobos_tools.analyzer import check_source
+    for src in (RUN_LITERAL, RUN_LITERAL.replace("max(A[0 :+ 4], 0x" + "f" * 100 + ")", "A[0 :+ 4] * 1e39")):
+        result = check_source(src)
+        assert "PH104" in {d.code for d in result.diagnostics}, [(d.code, d.message) for d in result.diagnostics]
