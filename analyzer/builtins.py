@@ -4,6 +4,11 @@ semantic pass to type the calls and to refuse declaring these names."""
 
 from __future__ import annotations
 
+# The largest `for<unroll n>`, and the largest product of the factors of nested unrolled loops: LLVM
+# copies the body that many times (an unroll of 65536 took minutes to build; 2**32 wraps to 0 and
+# aborts LLVM). LANGUAGE §7 only asks for a compile-time constant; the bound is ours (README, Limits).
+MAX_UNROLL = 256
+
 COLLECTIVE_OPS = ("sum", "max", "min", "any", "all")
 SHUFFLE_MODES = ("xor", "up", "down", "idx")
 SCALAR_MATH = ("exp", "log", "sqrt", "tanh", "round", "abs", "min", "max", "pow", "popcount")

@@ -3,7 +3,7 @@ assignment (§8)."""
 
 from __future__ import annotations
 
-from .builtins import TILE_BUILTINS
+from .builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
 from .ops import ASSIGN, STORE, OpClass, OpInfo
 from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _tile_reads, _broadcast_scalars
@@ -368,6 +368,7 @@ class StatementChecks:
             step = self.const_int(s.args[2])
             if step is not None and step <= 0:
                 self.error("PH119", f"the step of a `for` loop must be positive, not {step}", s.args[2].span)
+        unroll = 1
         if s.unroll is not None:
             if s.unroll_word != "unroll":
                 self.error("PH119", f"expected `unroll`, found `{s.unroll_word}`", s.span)
@@ -376,11 +377,28 @@ class StatementChecks:
                 self.error("PH107", "the unroll factor must be a compile-time constant", s.unroll.span)
             elif n < 1:
                 self.error("PH119", f"the unroll factor must be at least 1, not {n}", s.unroll.span)
-        saved = self.scope
+            elif n * self.unroll_product > MAX_UNROLL:
+                if self.unroll_product == 1:
+                    msg = f"the unroll factor must be at most {MAX_UNROLL}, not {n}"
+                else:
+                    msg = (f"with the enclosing loops' unroll factors this makes {n * self.unroll_product} "
+                           f"copies of the body, more than {MAX_UNROLL}")
+                self.error("PH119", msg, s.unroll.span,
+                           notes=[f"the loop at {sp.line}:{sp.column} unrolls {f} times" for sp, f in self.unrolled],
+                           help="each copy of the body is compiled on its own; past a few dozen copies "
+                                "unrolling only makes the build slow and the kernel large")
+            else:
+                unroll = n
+        saved, saved_product = self.scope, self.unroll_product
         self.scope = Scope(saved, loop=True)
+        self.unroll_product *= unroll
+        if unroll > 1:
+            self.unrolled.append((s.unroll.span, unroll))
         self.new_binding(s.var, "loop", lt, s.var_span, node=s)
         self.nested_block(s.body, loop=False)
-        self.scope = saved
+        if unroll > 1:
+            self.unrolled.pop()
+        self.scope, self.unroll_product = saved, saved_product
 
     def stmt_Break(self, s: A.Break) -> None:
         self.jump(s, "break")

@@ -47,6 +47,8 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
         self.scope: Scope | None = None
         self.fn_ret: Type | None = None       # declared return type of the function being checked
         self.in_function = False
+        self.unroll_product = 1               # the product of the unroll factors of the enclosing loops
+        self.unrolled: list[tuple[Span, int]] = []   # those loops (factor spans), through calls too
 
     # ---- reporting
     def error(self, code, message, span, label=None, help=None, notes=None, severity=SEV_ERROR):

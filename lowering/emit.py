@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from ..analyzer.builtins import ATOMICS, SCALAR_MATH
+from ..analyzer.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
 from ..analyzer.constants import affine, constant_of
 from ..analyzer.ops import OpClass
 from ..analyzer.syntax import ast as A
@@ -106,6 +106,7 @@ class KernelEmitter:
                  named_shared_bytes: int = 0):
         self.module = module
         self.kinfo = kinfo
+        self.unroll_product = 1     # the unroll factors of the loops being emitted, multiplied
         self.analysis = analysis
         self.threads = kinfo.threads
         self.debug = debug                 # DebugInfo or None
@@ -482,15 +483,22 @@ class KernelEmitter:
         i = self.b.load(ptr, typ=scalar_ir(lt))
         self.b.cbranch(self.b.icmp_signed("<", i, hi), body, done)
         self.b.position_at_end(body)
+        unroll = self.const_int(s.unroll) if s.unroll is not None else self._default_unroll(s)
+        if unroll is not None:
+            # the checker bounds the factors of lexically nested loops (MAX_UNROLL); loops nested
+            # through inlined functions can still multiply, so the inner factor gives way here
+            unroll = max(1, min(unroll, MAX_UNROLL // self.unroll_product))
+        saved_product = self.unroll_product
+        self.unroll_product *= unroll or 1
         self.loops.append((latch, done))
         self.block(s.body)
         self.loops.pop()
+        self.unroll_product = saved_product
         self._close_into(latch)
         self.b.position_at_end(latch)
         i = self.b.load(ptr, typ=scalar_ir(lt))
         self.b.store(self.b.add(i, step, flags=("nsw",)), ptr)
         back = self.b.branch(head)
-        unroll = self.const_int(s.unroll) if s.unroll is not None else self._default_unroll(s)
         back.set_metadata("llvm.loop", self._loop_md(unroll))
         self.b.position_at_end(done)
 

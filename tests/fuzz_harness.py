@@ -208,8 +208,6 @@ def build_api(source, defines=None, stage="build"):
 
     findings: list[Finding] = []
     result = None
-    if build_hazard(source):
-        return None, findings
     with _timed(stage, findings, source, defines, limit=SLOW_S * 3):
         try:
             result = build_source(source, "f.ph", defines)
@@ -230,8 +228,6 @@ def build_cli(path: Path, out_dir: Path, source=None, defines=None) -> tuple[int
     """``phobos-build PATH -o DIR`` in-process."""
     from phobos_tools.cli.build import main
 
-    if build_hazard(source if source is not None else Path(path).read_bytes()):
-        return None, []
     argv = [str(path), "-o", str(out_dir)] + [f"-D{k}={v}" for k, v in (defines or {}).items()]
     findings: list[Finding] = []
     with _timed("build-cli", findings, source, defines, limit=SLOW_S * 3):
@@ -580,10 +576,6 @@ def sim_crashes(source: str, defines: dict, exc_name: str, seeds=range(6), unche
 
 
 KNOWN_BUGS = {
-    # `for<unroll N>` has no upper bound in the front end; the lowering hands N to LLVM, whose
-    # LoopUnroll pass aborts when N wraps to 0 (N = 2**32, ...): PH901
-    "llvm-huge-unroll": lambda f: f.kind == "crash" and f.stage.startswith("build")
-    and "Unroll count must be positive" in f.detail,
     # literals inside a run context escape the range check (PH104); a huge integer one then makes the
     # simulator's literal conversion overflow
     "run-literal-range": lambda f: f.kind == "crash" and f.stage.startswith("sim")
@@ -593,21 +585,6 @@ KNOWN_BUGS = {
     "llvm-unused-load-acquire": lambda f: f.kind == "crash" and f.stage.startswith("build")
     and "getOperand" in f.detail,
 }
-
-
-_UNROLL = re.compile(rb"for\s*<\s*unroll\s+([0-9]+)")
-
-
-def build_hazard(data) -> str | None:
-    """Why building this input could take the machine down rather than fail: an unroll factor far
-    past any loop (known bug `llvm-huge-unroll`: LLVM ran for minutes and was killed at 24 GB on
-    `for<unroll 2147483647>`). The fuzzers skip building such inputs, and count them."""
-    raw = data if isinstance(data, bytes) else data.encode("utf-8", "surrogatepass")
-    for m in _UNROLL.finditer(raw):
-        digits = m.group(1)
-        if len(digits) > 4 and int(digits[:12]) > 4096:
-            return "llvm-huge-unroll"
-    return None
 
 
 def known_bug(f: Finding) -> str | None:

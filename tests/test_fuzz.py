@@ -17,6 +17,7 @@ tests, fuzz_harness.KNOWN_BUGS, until they are fixed).
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -273,25 +274,64 @@ HUGE_UNROLL = """kernel k(A: tensor<i32>[K], C: tensor<i32>[N]) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: `for<unroll N>` has a lower bound (PH119) but no upper one: "
-                                        "4294967296 does not even fit in i32 (LANGUAGE §1: an out-of-range literal "
-                                        "is an error), yet phobos-check accepts it")
 def test_an_unroll_factor_out_of_range_is_a_located_error():
+    """Found by the fuzzer: `for<unroll N>` had a lower bound but no upper one; 2**32 reached LLVM,
+    wrapped to 0 and aborted its LoopUnroll pass (PH901); 65536 took minutes to build."""
     from phobos_tools.analyzer import check_source
     result = check_source(HUGE_UNROLL)
-    errors = [d for d in result.diagnostics if d.severity == "error"]
-    assert errors and errors[0].span.line == 3, [(d.code, d.message) for d in result.diagnostics]
+    errors = [(d.code, d.span.line, d.message) for d in result.diagnostics if d.severity == "error"]
+    assert errors == [("PH119", 3, "the unroll factor must be at most 256, not 4294967296")], errors
+    assert check_source(HUGE_UNROLL.replace("4294967296", "256")).ok
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: lowering: the unroll factor reaches LLVM unchecked; 2**32 wraps to 0 "
-                                        "and the LoopUnroll pass aborts (`Unroll count must be positive`): PH901. "
-                                        "(2147483647 is worse: LLVM runs for minutes and is killed at 24 GB; 65536 "
-                                        "takes over 3 minutes; not tested here for that reason)")
-def test_a_huge_unroll_factor_does_not_crash_the_build():
+def test_nested_unroll_factors_multiply_against_the_bound():
+    from phobos_tools.analyzer import check_source
+    nested = HUGE_UNROLL.replace("for<unroll 4294967296> k in range(0, K, 4) {",
+                                 "for<unroll 8> j in range(0, 4) {\n  for<unroll 64> k in range(0, K, 4) {")
+    nested = nested.replace("acc += A[k]\n  }", "acc += A[k]\n  }\n  }")
+    result = check_source(nested)
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [("PH119", 4)], result.diagnostics
+    assert "makes 512 copies of the body, more than 256" in result.diagnostics[0].message
+    assert check_source(nested.replace("unroll 64", "unroll 32")).ok
+
+
+INLINED_UNROLL = """fn part(A: tensor<i32>[K], base: i32) -> i32 {
+  var s: i32 = 0
+  for<unroll 256> k in range(0, 16) {
+    s += A[base + k]
+  }
+  return s
+}
+
+kernel k(A: tensor<i32>[K], C: tensor<i32>[N]) {
+  var acc: i32 = 0
+  for<unroll 256> j in range(0, K, 16) {
+    acc += part(A, j)
+  }
+  C[ctx.thread] = acc
+}
+"""
+
+
+def test_unroll_factors_multiplied_through_an_inlined_function_are_bounded():
+    from phobos_tools.analyzer import check_source
+    result = check_source(INLINED_UNROLL, defines={"K": 4096, "N": 32})
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [("PH119", 3)], result.diagnostics
+    assert result.diagnostics[0].notes == ["the loop at 11:14 unrolls 256 times"]
+
+
+def test_the_lowering_default_unroll_gives_way_inside_a_fully_unrolled_loop():
+    """A small loop without `<unroll n>` is unrolled a few times by default (emit.SMALL_LOOP_UNROLL);
+    inside a loop already unrolled MAX_UNROLL times it is not, so copies stay within the bound."""
     from phobos_tools.lowering.build import build_source
-    result = build_source(HUGE_UNROLL, "k.ph", resources=False)
-    assert not any(d.code in ("PH900", "PH901") for d in result.diagnostics), \
-        [(d.code, d.message[-200:]) for d in result.diagnostics]
+    src = INLINED_UNROLL.replace("for<unroll 256> k", "for k")
+    result = build_source(src, "k.ph", {"K": 4096, "N": 32}, resources=False)
+    assert result.ok, [(d.code, d.message[-300:]) for d in result.diagnostics]
+    counts = re.findall(r'!"llvm.loop.unroll.count", i32 (\d+)', result.kernels[0].llvm_ir)
+    assert sorted(map(int, counts)) == [1, 256], counts
+    alone = build_source(src.replace("for<unroll 256> j", "for j"), "k.ph", {"K": 4096, "N": 32}, resources=False)
+    from phobos_tools.lowering.emit import SMALL_LOOP_UNROLL
+    assert re.findall(r'!"llvm.loop.unroll.count", i32 (\d+)', alone.kernels[0].llvm_ir) == [str(SMALL_LOOP_UNROLL)]
 
 
 RUN_LITERAL = """@launch(32)
