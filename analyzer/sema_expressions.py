@@ -227,6 +227,7 @@ class ExpressionChecks:
                 self.error("PH106", f"runs of different lengths ({lt.n} and {rt.n}) cannot combine", span)
                 return ERROR
             n = lt.n if isinstance(lt, Run) else rt.n
+            self._settle_broadcast_operands(node, settle(joined))
             return Run(settle(result_elem) if result_elem.is_weak else result_elem, n)
         # at least one tile
         lshape = lt.shape if isinstance(lt, Tile) else ()
@@ -236,7 +237,24 @@ class ExpressionChecks:
             self.error("PH106", f"shapes {_shape(lshape)} and {_shape(rshape)} do not broadcast", span,
                        help="extents must match, or be 1 on one side")
             return ERROR
+        self._settle_broadcast_operands(node, settle(joined))
         return Tile(settle(result_elem) if result_elem.is_weak else result_elem, shape)
+
+    def _settle_broadcast_operands(self, node, elem: Scalar) -> None:
+        """A literal (or literal expression) combined with a run or a tile takes its element type, and
+        its range is checked against it (PH104), as it would be beside a scalar of that type."""
+        if isinstance(node, A.Binary):
+            operands = (node.lhs, node.rhs)
+        elif isinstance(node, A.Call):
+            operands = node.args[-2:]          # min/max/pow/tmax(a, b), where(c, a, b)
+        elif isinstance(node, A.Assign):
+            operands = (node.value,)           # t op= e
+        else:
+            return
+        for x in operands:
+            xt = self.inst.types.get(id(x))
+            if isinstance(xt, Scalar) and xt.is_weak:
+                self.settle_expr(x, elem)
 
     def e_Binary(self, e: A.Binary, run_ctx) -> Type:
         lt = self.expr(e.lhs, run_ctx)

@@ -576,14 +576,6 @@ def sim_crashes(source: str, defines: dict, exc_name: str, seeds=range(6), unche
 
 
 KNOWN_BUGS = {
-    # literals inside a run context escape the range check (PH104); a huge integer one then makes the
-    # simulator's literal conversion overflow
-    "run-literal-range": lambda f: f.kind == "crash" and f.stage.startswith("sim")
-    and "OverflowError" in f.detail and "in literal" in f.detail,
-    # LLVM's NVPTX backend aborts (SelectionDAG getOperand assertion) on a `load_acquire` whose
-    # result is unused: PH901
-    "llvm-unused-load-acquire": lambda f: f.kind == "crash" and f.stage.startswith("build")
-    and "getOperand" in f.detail,
 }
 
 
