@@ -927,6 +927,7 @@ class KernelEmitter:
     def call_load_acquire(self, e: A.Call) -> Val:
         ref, ptr, align = self._element(e.args[0])
         t = ref.elem
+        _coherent(ref.ptr)
         r = C.once_per_cta(self, lambda: K.load_acquire(self.ops, ptr, memory_ir(t), align), t)
         if t == BOOL:
             r = self.b.icmp_unsigned("!=", r, ir.Constant(I8, 0)) if r.type == I8 else r
@@ -1016,6 +1017,18 @@ class KernelEmitter:
             elif isinstance(actual, str) and actual in self.extent_values:
                 self.slots[b.uid] = ("value", Val(self.extent_values[actual], I32))
                 self.twos_of[b.uid] = twos_of_int(self.kinfo.aligned[actual]) if actual in self.kinfo.aligned else 0
+
+
+def _coherent(ptr: ir.Value) -> None:
+    """The tensor parameter behind ``ptr`` loses ``noalias``: ``load_acquire`` reads it, so it may
+    change while the kernel runs (another CTA or agent writes it, §8). A ``noalias`` parameter the
+    kernel never writes is one LLVM infers ``readonly``, and NVPTX reads such a parameter through the
+    non-coherent cache (``ld.global.nc``): its data could be stale, and an atomic load from it
+    aborts instruction selection (SelectionDAG getOperand assertion, PH901)."""
+    while isinstance(ptr, (ir.GEPInstr, ir.CastInstr)):
+        ptr = ptr.operands[0]
+    if isinstance(ptr, ir.Argument):
+        ptr.attributes.discard("noalias")
 
 
 def _scalar_of(ty: ir.Type, fallback: Scalar) -> Scalar:
