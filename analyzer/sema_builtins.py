@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from .builtins import (ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS, TILE_MATH)
 from .ops import STORE, OpClass, OpInfo
-from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads, _broadcast_scalars, _fmt_list
+from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads, _broadcast_scalars, _fmt_list, _fixed
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
@@ -120,13 +120,15 @@ class BuiltinCallChecks:
             if isinstance(ct, Run) or isinstance(vt, Run):
                 self.error("PH106", "a run and a tile cannot combine", e.span)
                 return ERROR
-            shape = _broadcast(ct.shape if isinstance(ct, Tile) else (), vt.shape if isinstance(vt, Tile) else ())
+            shape = _broadcast(ct.shape if isinstance(ct, Tile) else (), vt.shape if isinstance(vt, Tile) else (),
+                               self.generic)
             if shape is None:
                 self.error("PH106", "the condition's and the values' shapes do not broadcast", e.span)
                 return ERROR
             vt = Tile(settle(vt.elem if isinstance(vt, Tile) else vt), shape)
         elif isinstance(ct, Run) or isinstance(vt, Run):
-            if isinstance(ct, Run) and isinstance(vt, Run) and ct.n != vt.n:
+            if isinstance(ct, Run) and isinstance(vt, Run) and ct.n != vt.n and \
+                    not (self.generic and not _fixed(ct.n, vt.n)):
                 self.error("PH106", f"runs of different lengths ({ct.n} and {vt.n}) cannot combine", e.span)
                 return ERROR
             n = ct.n if isinstance(ct, Run) else vt.n
@@ -199,7 +201,7 @@ class BuiltinCallChecks:
                 return ERROR
             self.settle_expr(val, dt.elem)
         elif isinstance(vt, Run):
-            if vt.n != dt.n:
+            if vt.n != dt.n and not (self.generic and not _fixed(vt.n, dt.n)):
                 self.error("PH106", f"a run of {vt.n} cannot be stored into a span of {dt.n}", val.span)
                 return ERROR
             if not assignable(vt.elem, dt.elem):
@@ -308,7 +310,7 @@ class BuiltinCallChecks:
                 self.error("PH109", f"`{f}` takes tiles, not a {_describe(t)}", a.span,
                            help="slice the tensor: `A[r :+ R, c :+ C]`" if isinstance(t, Tensor) else None)
                 return ERROR
-            if not t.static:
+            if not t.static and not self.generic:
                 self.error("PH107", f"`{f}` needs tiles of static shape, not {_shape(t.shape)}", a.span)
                 return ERROR
             if len(t.shape) != 2:
@@ -345,7 +347,7 @@ def _tile_builtin_result(ch: "BuiltinCallChecks", e: A.Call, ts) -> Type:
             return ERROR
         k_b = b.shape[0] if f == "dot" else b.shape[1]
         n = b.shape[1] if f == "dot" else b.shape[0]
-        if a.shape[1] != k_b:
+        if a.shape[1] != k_b and not (ch.generic and not _fixed(a.shape[1], k_b)):
             want = "[K, N]" if f == "dot" else "[N, K]"
             ch.error("PH106", f"`{f}` of {_shape(a.shape)} and {_shape(b.shape)}: the inner extents "
                      f"{a.shape[1]} and {k_b} differ", e.span, help=f"`{f}(a, b)` takes a [M, K] and b {want}")
@@ -362,6 +364,8 @@ def _tile_builtin_result(ch: "BuiltinCallChecks", e: A.Call, ts) -> Type:
     if sa.elem != F32 or sw.elem != F32:
         ch.error("PH105", f"`{f}` takes f32 scales", e.span)
         return ERROR
+    if ch.generic and not _fixed(k, nn, m, w.shape[1], *sa.shape, *sw.shape):
+        return Tile(F32, (m, nn))
     if w.shape[1] != k or k % 32:
         ch.error("PH106", f"`{f}` needs a [M, K] and w [N, K] with K a multiple of 32", e.span)
         return ERROR

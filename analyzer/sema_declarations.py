@@ -201,11 +201,12 @@ class DeclarationChecks:
     # ---- functions
     def check_function_alone(self, fn: A.Function) -> Instance:
         """An uncalled function: parsed and type-checked only, its dims left symbolic."""
-        saved = (self.inst, self.scope, self.fn_ret, self.in_function)
+        saved = (self.inst, self.scope, self.fn_ret, self.in_function, self.generic)
         inst = Instance("function", fn.name, fn)
         self.inst = inst
         self.scope = Scope(function_boundary=True)
         self.in_function = True
+        self.generic = True
         for name, value in self.defines.items():
             t = BOOL if isinstance(value, bool) else I32 if isinstance(value, int) else F32
             self.new_binding(name, "const", t, Span(1, 1, 1, 1), const_value=value)
@@ -222,7 +223,7 @@ class DeclarationChecks:
         self.block_body(fn.body.stmts)
         self.call_stack.pop()
         self.check_returns(fn)
-        self.inst, self.scope, self.fn_ret, self.in_function = saved
+        self.inst, self.scope, self.fn_ret, self.in_function, self.generic = saved
         return inst
 
     def function_params_alone(self, fn, dims_env) -> None:

@@ -7,7 +7,7 @@ from .builtins import (BUILTINS, COLLECTIVE_OPS)
 from .constants import affine, constant_of
 from .ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
 from .sema_builtins import CALLS as _CALLS
-from .sema_helpers import _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn
+from .sema_helpers import _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
 from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -223,7 +223,8 @@ class ExpressionChecks:
                 self.error("PH106", "a run and a tile cannot combine", span,
                            help="a run is one thread's few elements; a tile is the CTA's")
                 return ERROR
-            if isinstance(lt, Run) and isinstance(rt, Run) and lt.n != rt.n:
+            if isinstance(lt, Run) and isinstance(rt, Run) and lt.n != rt.n and \
+                    not (self.generic and not _fixed(lt.n, rt.n)):
                 self.error("PH106", f"runs of different lengths ({lt.n} and {rt.n}) cannot combine", span)
                 return ERROR
             n = lt.n if isinstance(lt, Run) else rt.n
@@ -232,7 +233,7 @@ class ExpressionChecks:
         # at least one tile
         lshape = lt.shape if isinstance(lt, Tile) else ()
         rshape = rt.shape if isinstance(rt, Tile) else ()
-        shape = _broadcast(lshape, rshape)
+        shape = _broadcast(lshape, rshape, self.generic)
         if shape is None:
             self.error("PH106", f"shapes {_shape(lshape)} and {_shape(rshape)} do not broadcast", span,
                        help="extents must match, or be 1 on one side")
@@ -316,7 +317,9 @@ class ExpressionChecks:
                            help="make the other subscripts points: `A[i, j :+ 4]`")
                 return ERROR
             n = slice_axes[0]
-            if not isinstance(n, int) or not 2 <= n <= 16:
+            if isinstance(n, str) and self.generic:
+                pass                                        # a function's dim: checked at each call
+            elif not isinstance(n, int) or not 2 <= n <= 16:
                 self.error("PH111", f"a run's length must be a constant from 2 to 16, not {n}", e.span,
                            label="run length", help="use a tile for longer spans")
                 return ERROR
@@ -341,7 +344,7 @@ class ExpressionChecks:
             self.error("PH110", "a run's element index must be a compile-time constant", idx.span,
                        help="runs live in registers, so the element must be known when compiling")
             return ERROR
-        if not 0 <= k < rt.n:
+        if isinstance(rt.n, int) and not 0 <= k < rt.n:
             self.error("PH110", f"index {k} is outside the run's {rt.n} elements", idx.span)
             return ERROR
         self.settle_expr(idx, I32)
@@ -361,6 +364,8 @@ class ExpressionChecks:
             if not ok:
                 return ERROR
             n = self.const_int(s.length)
+            if n is None and self.generic and self._bound_at_call(s.length):
+                return source_of(s.length)
             if n is None:
                 self.error("PH107", f"the span length `{source_of(s.length)}` is not a compile-time constant",
                            s.length.span, help="use a literal, an `@autotune` name or a `-D` constant")
@@ -391,6 +396,8 @@ class ExpressionChecks:
                 for k, v in lo.items():
                     diff[k] = diff.get(k, 0) - v
                 n = constant_of({k: v for k, v in diff.items() if v != 0 or k is None})
+        if n is None and self.generic and all(self._bound_at_call(x) for x in (s.lo, s.hi) if x is not None):
+            return _sub_text(s)
         if n is None:
             self.error("PH107", f"the length of `{_sub_text(s)}` does not fold to a compile-time constant", s.span,
                        help="the end minus the start must be constant, e.g. `A[k : k + 32]`")
@@ -399,6 +406,24 @@ class ExpressionChecks:
             self.error("PH110", f"the range `{_sub_text(s)}` is empty or reversed (length {n})", s.span)
             return ERROR
         return n
+
+    def _bound_at_call(self, e) -> bool:
+        """Whether ``e`` is made only of literals, constants and an uncalled function's dims: a
+        length that each call makes a constant."""
+        stack = [e]
+        while stack:
+            x = stack.pop()
+            if isinstance(x, A.Name):
+                b = self.scope.lookup(x.id)
+                if b is None or b.kind not in ("function-dim", "const"):
+                    return False
+            elif isinstance(x, A.Binary):
+                stack += (x.lhs, x.rhs)
+            elif isinstance(x, A.Unary):
+                stack.append(x.operand)
+            elif not isinstance(x, A.IntLit):
+                return False
+        return True
 
     def index_expr(self, e) -> bool:
         t = self.expr(e)

@@ -29,8 +29,9 @@ def _with_elem(t, el):
     return Run(el, t.n) if isinstance(t, Run) else Tile(el, t.shape, None)
 
 
-def _broadcast(a: tuple, b: tuple) -> tuple | None:
-    """NumPy broadcasting of two shapes (trailing axes aligned; extent 1 stretches)."""
+def _broadcast(a: tuple, b: tuple, generic: bool = False) -> tuple | None:
+    """NumPy broadcasting of two shapes (trailing axes aligned; extent 1 stretches). ``generic``:
+    named extents are an uncalled function's dims, which may be bound to anything, so they fit."""
     out = []
     for i in range(1, max(len(a), len(b)) + 1):
         x = a[-i] if i <= len(a) else 1
@@ -39,13 +40,26 @@ def _broadcast(a: tuple, b: tuple) -> tuple | None:
             out.append(x)
         elif x == 1:
             out.append(y)
+        elif generic and (isinstance(x, str) or isinstance(y, str)):
+            out.append(y if isinstance(x, str) and isinstance(y, int) else x)
         else:
             return None
     return tuple(reversed(out))
 
 
-def _broadcasts_to(src: tuple, dst: tuple) -> bool:
-    return _broadcast(src, dst) == tuple(dst) and len(src) <= len(dst)
+def _broadcasts_to(src: tuple, dst: tuple, generic: bool = False) -> bool:
+    if len(src) > len(dst):
+        return False
+    for i in range(1, len(src) + 1):
+        x, y = src[-i], dst[-i]
+        if not (x == y or x == 1 or generic and (isinstance(x, str) or isinstance(y, str))):
+            return False
+    return True
+
+
+def _fixed(*dims) -> bool:
+    """Whether every extent is a number (not a dim still to be bound)."""
+    return all(isinstance(d, int) for d in dims)
 
 
 def _sub_exprs(s):

@@ -126,7 +126,7 @@ class StatementChecks:
                 if t.elem != declared.elem and not assignable(t.elem, declared.elem):
                     self.error("PH105", f"a tile of {declared.elem} cannot be filled from a tile of {t.elem}",
                                value.span, help=f"convert it: `{declared.elem}({source_of(value)})`")
-                elif not _broadcasts_to(t.shape, declared.shape):
+                elif not _broadcasts_to(t.shape, declared.shape, self.generic):
                     self.error("PH106", f"shape {_shape(t.shape)} does not fit a tile of shape {_shape(declared.shape)}",
                                value.span, label=f"shape {_shape(t.shape)}")
                 return declared
@@ -269,11 +269,11 @@ class StatementChecks:
                 self.error("PH105", f"cannot store a tile of {rt.elem} into a tile of {tt.elem}", s.value.span,
                            help=f"convert it: `{tt.elem}({source_of(s.value)})`")
                 return
-            if not _broadcasts_to(rt.shape, tt.shape):
+            if not _broadcasts_to(rt.shape, tt.shape, self.generic):
                 self.error("PH106", f"shape {_shape(rt.shape)} does not fit the target's shape {_shape(tt.shape)}",
                            s.value.span, label=f"shape {_shape(rt.shape)}")
                 return
-            symbolic = not (tt.static and rt.static)
+            symbolic = not (tt.static and rt.static) and not self.generic
             if symbolic and not (self._is_tensor_slice(s.target) and self._is_tensor_slice(s.value) and not binop):
                 self.error("PH107", "a slice over a runtime extent can only be copied from a tensor to a tensor",
                            s.span, help="give the span a constant length (`A[r :+ 32, :]` -> `A[r :+ 32, c :+ 64]`)")
@@ -312,7 +312,7 @@ class StatementChecks:
         self.inst.ops[id(s)] = OpInfo(OpClass.VIEW, "slice", s.span, reads=[])
 
     def check_static_tile(self, t: Tile, span: Span) -> None:
-        if not t.static:
+        if not t.static and not self.generic:
             self.error("PH107", f"a tile needs a static shape, and {_shape(t.shape)} is not", span,
                        help="give every span a constant length")
 
@@ -446,7 +446,8 @@ class StatementChecks:
         elif isinstance(want, Tile):
             if not isinstance(t, Tile):
                 self.error("PH105", f"the function returns a {want}, not a {_describe(t)}", s.value.span)
-            elif t.elem != want.elem or not _broadcasts_to(t.shape, want.shape) or t.shape != want.shape:
+            elif t.elem != want.elem or not _broadcasts_to(t.shape, want.shape, self.generic) or \
+                    t.shape != want.shape and not self.generic:
                 self.error("PH106", f"the function returns {want}, not {t}", s.value.span)
 
     def stmt_ExprStmt(self, s: A.ExprStmt) -> None:

@@ -49,6 +49,9 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
         self.in_function = False
         self.unroll_product = 1               # the product of the unroll factors of the enclosing loops
         self.unrolled: list[tuple[Span, int]] = []   # those loops (factor spans), through calls too
+        # checking an uncalled function: its dims are names bound only at a call, so whatever depends
+        # on their values (static shapes, matching extents, run lengths) is left to the call
+        self.generic = False
 
     # ---- reporting
     def error(self, code, message, span, label=None, help=None, notes=None, severity=SEV_ERROR):

@@ -348,3 +348,48 @@ def test_an_internal_error_is_PH900_exit_3(tmp_path, capsys, monkeypatch):
     out, err = capsys.readouterr()
     assert f"{path}:1:1: error[PH900]: internal error: RuntimeError: boom" in out
     assert "Traceback" not in out + err
+
+
+# An uncalled function is only type-checked (LANGUAGE §2): its dims are bound at each call, so what
+# depends on their values waits for a call; what is wrong for any binding is still reported.
+GENERIC_OK = [
+    "fn f(t: tile<f32>[1, L]) -> f32 {\n  let z = rowsum(t)\n  return z[0, 0]\n}",
+    "fn f(A: tensor<f32>[M, N], r: i32) -> f32 {\n  var t = A[r :+ 4, 0 :+ N]\n  let s = rowsum(t)\n  return s[0, 0]\n}",
+    "fn f(A: tensor<f32>[N]) -> f32 {\n  return sum(A[0 :+ N])\n}",
+    "fn f(A: tensor<f32>[N], O: tensor<f32>[N]) {\n  store(O[0 :+ N], A[0 :+ N] * 2.0)\n}",
+    "fn f(a: tile<f32>[M, K], b: tile<f32>[K, N]) -> tile<f32>[M, N] {\n  return dot(a, b)\n}",
+    "fn f(a: tile<f32>[M, K], b: tile<f32>[M, 1]) -> f32 {\n  var c = a + b\n  c = c * 2.0\n"
+    "  let r = rowmax(c)\n  return r[0, 0]\n}",
+    "fn f(a: tile<i8>[M, K], sa: tile<f32>[M, S], w: tile<i8>[N, K], sw: tile<f32>[N, S]) -> f32 {\n"
+    "  let c = qdot_t(a, sa, w, sw)\n  return c[0, 0]\n}",
+]
+GENERIC_BAD = [
+    ("fn f(a: tile<f32>[4, 8], b: tile<f32>[8, 4]) -> f32 {\n  var c = a + b\n  return 0.0\n}", "PH106", 2),
+    ("fn f(A: tensor<f32>[N], k: i32) -> f32 {\n  return sum(A[0 :+ k])\n}", "PH107", 2),
+    ("fn f(t: tile<i32>[1, L]) -> i32 {\n  let z = rowsum(t)\n  return 0\n}", "PH105", 2),
+    ("fn f(A: tensor<f32>[N]) -> f32 {\n  return sum(A[0 :+ 17])\n}", "PH111", 2),
+]
+KERNEL = "\n@launch(32)\nkernel k(O: tensor<f32>[4]) {\n  O[0] = 1.0\n}\n"
+
+
+@pytest.mark.parametrize("fn", GENERIC_OK)
+def test_an_uncalled_generic_function_is_accepted(fn):
+    result = check_source(fn + KERNEL)
+    assert result.ok and not result.diagnostics, [(d.code, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("fn,code,line", GENERIC_BAD)
+def test_an_uncalled_function_still_reports_type_errors(fn, code, line):
+    result = check_source(fn + KERNEL)
+    assert [(d.code, d.span.line) for d in result.diagnostics] == [(code, line)], \
+        [(d.code, d.message) for d in result.diagnostics]
+
+
+def test_a_generic_function_is_checked_again_at_each_call():
+    fn = "fn f(A: tensor<f32>[N]) -> f32 {\n  return sum(A[0 :+ N])\n}\n"
+    ok = fn + "@launch(32)\nkernel k(A: tensor<f32>[8], O: tensor<f32>[4]) {\n  O[0] = f(A[0 :+ 4])\n}\n"
+    assert check_source(ok).ok
+    bad = ok.replace("f(A[0 :+ 4])", "f(A[0 :+ 8])").replace("tensor<f32>[8]", "tensor<f32>[32]")
+    bad = bad.replace("A[0 :+ 8]", "A[0 :+ 32]")
+    result = check_source(bad)
+    assert "PH111" in {d.code for d in result.diagnostics}, [(d.code, d.message) for d in result.diagnostics]

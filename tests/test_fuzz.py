@@ -265,11 +265,10 @@ kernel k(O: tensor<f32>[4]) {
 """
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: an uncalled function whose tile parameter has a generic shape is "
-                                        "refused (PH107 `rowsum` needs tiles of static shape, not [1, L]) although "
-                                        "the same function is accepted once called (LANGUAGE §2: dims are bound "
-                                        "at each call; an uncalled function is only type-checked)")
 def test_uncalled_generic_tile_function_checks():
+    """Found by the fuzzer: an uncalled function with a tile parameter of generic shape was refused
+    (PH107 `rowsum` needs tiles of static shape, not [1, L]) although each call binds L to a
+    constant (LANGUAGE §2: an uncalled function is only type-checked)."""
     from phobos_tools.analyzer import check_source
     called = UNCALLED_GENERIC.replace("O[0] = 1.0", "var s: tile<f32>[1, 32] = 1.0\n  O[0] = total(s)")
     assert check_source(called).ok
