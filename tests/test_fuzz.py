@@ -10,8 +10,8 @@ states the oracles). tests/test_malformed.py covers the front end on malformed t
 check_source and `phobos-check` (text); this file adds the other entry points and formats, and
 damaged *generated* kernels.
 
-Bugs found by fuzzing are pinned below as strict xfails (and set aside by name in the property
-tests, fuzz_harness.KNOWN_BUGS, until they are fixed).
+Bugs found by fuzzing are pinned below: as regression tests once fixed, as strict xfails (and
+set aside by name in the property tests, fuzz_harness.KNOWN_BUGS) while open.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def test_run_cli_on_generated_kernels(tmp_path):
     assert_clean(findings)
 
 
-# ------------------------------------------------------------------ bugs found by fuzzing (strict xfails until fixed)
+# ------------------------------------------------------------------ bugs found by fuzzing (regression tests)
 
 MASKED_READ = """@launch(32)
 kernel k(O: tensor<f32>[2, 32]) {
