@@ -573,11 +573,8 @@ def sim_crashes(source: str, defines: dict, exc_name: str, seeds=range(6), unche
 # tests/test_soundness.py) and, for the analysis, by `//~ gap` conformance fixtures. The property
 # tests set them aside (by name) so that they keep guarding everything else; when one is fixed its
 # xfail test starts passing (strict: the suite fails) and its entry here goes.
-
-
-# Open bugs the fuzzers may meet, by name -> how to recognise a finding as that bug. Empty: every bug
-# found so far is fixed and pinned by a test in test_fuzz.py. A new one goes here, with a strict
-# xfail there, until it is fixed.
+#
+# Empty now: every bug found so far is fixed, and test_fuzz.py keeps a regression test for each.
 KNOWN_BUGS: dict = {
 }
 
