@@ -11,55 +11,35 @@ missing file, no such kernel); 3 internal error (PH900/PH901). It never prints a
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
-EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-EXIT_INTERRUPTED = 130
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, Parser, UsageError,  # noqa: F401
+                     add_define_option, guarded, parse_defines)
+
 PROG = "phobos-build"
-_DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
-
-
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):                  # usage errors exit 2 through our handler
-        raise UsageError(message)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Lower the kernels of a Phobos file to PTX and write their "
+    p = Parser(prog=PROG, description="Lower the kernels of a Phobos file to PTX and write their "
                                        "launch manifests (DIR/KERNEL.ptx, DIR/KERNEL.json).")
     p.add_argument("file", metavar="FILE", help="a .ph source file")
     p.add_argument("-k", "--kernel", metavar="KERNEL", help="build only this kernel (default: all)")
     p.add_argument("-o", "--output", metavar="DIR", default=".", help="output directory (default: .)")
     p.add_argument("--arch", default="sm_90", help="target, sm_75 to sm_90 (default: sm_90)")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
-                   help="bind a compile-time constant (repeatable)")
+    add_define_option(p)
     p.add_argument("--emit", choices=("ptx", "llvm"), default="ptx",
                    help="write PTX (default) or the LLVM module before optimization")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _main(sys.argv[1:] if argv is None else list(argv))
-    except UsageError as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except Exception as e:  # noqa: BLE001 - a bug outside any one kernel's lowering
-        sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e} (please report this)\n")
-        return EXIT_INTERNAL
+    return guarded(PROG, _main, argv)
 
 
 def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    defines = _defines(args.defines)
+    defines = parse_defines(args.defines)
     from ..lowering.build import NoSuchKernel, build_file
     from ..lowering.pipeline import TARGETS
 
@@ -103,19 +83,6 @@ def _print_diagnostics(result) -> None:
     if blocks:
         sys.stdout.write("\n\n".join(blocks) + "\n")
         sys.stdout.flush()
-
-
-def _defines(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        m = _DEFINE.fullmatch(item)
-        if m is None:
-            raise UsageError(f"-D {item}: expected NAME=VALUE")
-        name, value = m.group(1), m.group(2)
-        if name in out and out[name] != value:
-            raise UsageError(f"-D {name} is given twice with different values")
-        out[name] = value
-    return out
 
 
 if __name__ == "__main__":

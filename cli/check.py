@@ -26,16 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-EXIT_OK = 0
-EXIT_PROGRAM_ERROR = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-EXIT_INTERRUPTED = 130      # the shell's 128 + SIGINT
+from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,  # noqa: F401
+                     UsageError, add_define_option, parse_defines)
+
 EXIT_BROKEN_PIPE = 141      # the shell's 128 + SIGPIPE
 
 PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
-_DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FORMATS = ("text", "json", "sarif")
@@ -47,10 +44,6 @@ _CODE_FAMILIES = {
     "PH4": "run-time checks of the simulator (phobos-run --sim)",
     "PH9": "internal errors",
 }
-
-
-class UsageError(Exception):
-    """A problem with the command line or a path: reported as `phobos-check: error: ...`, exit 2."""
 
 
 @dataclass
@@ -236,8 +229,7 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="a .ph file, or a directory: every .ph file under it")
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="output format (default: text); json and sarif print one document for all files")
-    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
-                        help="bind a compile-time constant (repeatable)")
+    add_define_option(parser)
     parser.add_argument("--arch", metavar="TARGET", help="target for resource checks, e.g. sm_90")
     parser.add_argument("--kinds", action="store_true",
                         help="every let/var/loop binding's kind: in text the source with the kinds "
@@ -252,16 +244,10 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def _parse_defines(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
-    defines: dict[str, str] = {}
-    for item in items:
-        match = _DEFINE.fullmatch(item)
-        if match is None:
-            parser.error(f"-D {item!r}: expected NAME=VALUE, with NAME an identifier and VALUE not empty")
-        name, value = match.groups()
-        if name in defines and defines[name] != value:
-            parser.error(f"-D {name} given twice, as {defines[name]!r} and {value!r}")
-        defines[name] = value
-    return defines
+    try:
+        return parse_defines(items)
+    except UsageError as exc:
+        parser.error(str(exc))
 
 
 def collect_sources(arg: str) -> list[Path]:

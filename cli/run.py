@@ -19,26 +19,18 @@ from pathlib import Path
 
 import numpy as np
 
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE, EXIT_INTERNAL, EXIT_DYNAMIC = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED = 130
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, EXIT_USAGE,  # noqa: F401
+                     Parser, UsageError, add_define_option, guarded, parse_defines)
+
+EXIT_DYNAMIC = 4
 PROG = "phobos-run"
-_DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
 _ARG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.+)", re.DOTALL)
 _ARRAY_SPEC = re.compile(r"(rand|zeros):([a-z0-9]+):([0-9]+(?:x[0-9]+)*)")
 _SCALAR_TYPES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
 
 
-class UsageError(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Run a Phobos kernel on arrays, on the CPU simulator (--sim) or the GPU "
+    p = Parser(prog=PROG, description="Run a Phobos kernel on arrays, on the CPU simulator (--sim) or the GPU "
                                        "(--gpu), and write every tensor argument to DIR/NAME.npy.")
     p.add_argument("file", metavar="FILE", help="a .ph source file")
     p.add_argument("-k", "--kernel", metavar="KERNEL", help="the kernel to run (needed when the file has several)")
@@ -50,8 +42,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="a kernel argument: a .npy path, rand:DTYPE:D1xD2, zeros:DTYPE:D1xD2, or a scalar "
                         "literal (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed of the rand: arguments (default 0)")
-    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME=VALUE",
-                   help="bind a compile-time constant (repeatable)")
+    add_define_option(p)
     p.add_argument("--out", metavar="DIR", default=".", help="where to write NAME.npy (default: .)")
     p.add_argument("--unchecked", action="store_true",
                    help="run a program phobos-check rejects for the per-thread rules (simulator only), so "
@@ -60,16 +51,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        return _main(sys.argv[1:] if argv is None else list(argv))
-    except UsageError as e:
-        sys.stderr.write(f"{PROG}: error: {e}\n")
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except Exception as e:  # noqa: BLE001 - never a traceback: a bug, reported as one
-        sys.stderr.write(f"{PROG}: internal error: {type(e).__name__}: {e} (please report this)\n")
-        return EXIT_INTERNAL
+    return guarded(PROG, _main, argv)
 
 
 def _main(argv: list[str]) -> int:
@@ -78,7 +60,7 @@ def _main(argv: list[str]) -> int:
 
     if opts.gpu and opts.unchecked:
         raise UsageError("--unchecked runs a rejected program on the simulator only (use --sim)")
-    defines = _defines(opts.defines)
+    defines = parse_defines(opts.defines)
     grid = _grid(opts.grid)
     path = Path(opts.file)
     try:
@@ -126,19 +108,6 @@ def _main(argv: list[str]) -> int:
                      f"{kernel.threads} threads, in {elapsed:.3f} s; wrote {', '.join(written) or 'nothing'} "
                      f"to {out}\n")
     return EXIT_OK
-
-
-def _defines(items: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in items:
-        m = _DEFINE.fullmatch(item)
-        if m is None:
-            raise UsageError(f"-D takes NAME=VALUE, not {item!r}")
-        name, value = m.groups()
-        if name in out and out[name] != value:
-            raise UsageError(f"-D {name} is given twice, as {out[name]} and {value}")
-        out[name] = value
-    return out
 
 
 def _grid(text: str) -> tuple[int, ...]:

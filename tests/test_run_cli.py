@@ -125,7 +125,7 @@ kernel b(X: tensor<f32>[N], s: i32) {
     (["--sim", "--gpu", "--grid", "4", *matvec_args()], "not allowed with argument"),
     (["--gpu", "--unchecked", "--grid", "4", *matvec_args()], "simulator only"),
     (["--sim", "--grid", "4", "-k", "nope", *matvec_args()], "no kernel `nope`"),
-    (["--sim", "--grid", "4", "-D", "=3", *matvec_args()], "-D takes NAME=VALUE"),
+    (["--sim", "--grid", "4", "-D", "=3", *matvec_args()], "expected NAME=VALUE"),
 ])
 def test_argument_validation_is_a_usage_error(argv, message, tmp_path, capsys):
     code, _, err = run(capsys, MATVEC, *argv, "--out", tmp_path)
