@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
 from ..analyzer.ops import STORE, OpClass
+from ..analyzer.sema_helpers import _sub_exprs
 from ..analyzer.syntax import ast as A
 from .kinds import UNIFORM, expr_kind
 
@@ -176,14 +177,6 @@ class PendingStores:
         """collectives.cta_collective exchanges through shared memory (two barriers) unless the
         operand is uniform or the CTA is one warp."""
         return self.kinfo.threads > 32 and expr_kind(self.analysis, e.args[0], inst) != UNIFORM
-
-
-def _sub_exprs(s):
-    if isinstance(s, A.Point):
-        return [s.index]
-    if isinstance(s, A.SpanSub):
-        return [s.start, s.length]
-    return [x for x in (s.lo, s.hi) if x is not None]
 
 
 def barrier_sites(kinfo, analysis) -> set:

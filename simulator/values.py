@@ -14,7 +14,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..analyzer.types import BOOL, F32, FLOAT_LIT, I32, INT_LIT, Scalar, arith_join, promote_int
+from ..analyzer.types import BOOL, F32, Scalar, arith_join, promote_int, settle
 
 NUMPY_DTYPES = {
     "bool": np.dtype(np.bool_), "i8": np.dtype(np.int8), "u8": np.dtype(np.uint8),
@@ -24,14 +24,6 @@ NUMPY_DTYPES = {
 INT_BITS = {"i8": 8, "u8": 8, "i32": 32, "i64": 64}
 _UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
-
-def settle(t: Scalar) -> Scalar:
-    """A literal type that context left open: i32 or f32 (LANGUAGE §1)."""
-    if t == INT_LIT:
-        return I32
-    if t == FLOAT_LIT:
-        return F32
-    return t
 
 
 def dtype_of(t: Scalar) -> np.dtype:
