@@ -217,14 +217,18 @@ class DeclarationChecks:
                     dims_env[d.name] = d.name
                     self.new_binding(d.name, "function-dim", I32, d.span)
         self.function_params_alone(fn, dims_env)
+        self.function_body(fn, inst, dims_env)
+        self.inst, self.scope, self.fn_ret, self.in_function, self.generic = saved
+        return inst
+
+    def function_body(self, fn: A.Function, inst: Instance, dims_env) -> None:
+        """The return type and the body of ``fn``, its parameters bound."""
         self.fn_ret = self.return_type(fn, dims_env)
         inst.ret_type = self.fn_ret
         self.call_stack.append(fn.name)
         self.block_body(fn.body.stmts)
         self.call_stack.pop()
         self.check_returns(fn)
-        self.inst, self.scope, self.fn_ret, self.in_function, self.generic = saved
-        return inst
 
     def function_params_alone(self, fn, dims_env) -> None:
         for p in fn.params:
@@ -359,12 +363,7 @@ class DeclarationChecks:
                 buf = arg_buf or f"{p.name}#{next(self.uids)}"
                 t = Tensor(at.elem, shape) if p.type.kind == "tensor" else Tile(at.elem, shape, buf)
                 self.new_binding(p.name, "param", t, p.span, node=p, buffer=buf)
-        self.fn_ret = self.return_type(fn, dims_env)
-        inst.ret_type = self.fn_ret
-        self.call_stack.append(fn.name)
-        self.block_body(fn.body.stmts)
-        self.call_stack.pop()
-        self.check_returns(fn)
+        self.function_body(fn, inst, dims_env)
         ret = self.fn_ret
         self.inst, self.scope, self.fn_ret, self.in_function = saved
         if ret is None:
