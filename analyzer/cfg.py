@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from .semantics import Instance, KernelInfo
 from .syntax import ast as A
 
@@ -26,7 +24,7 @@ ENTRY, EXIT, STMT, COND, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (
     "entry", "exit", "stmt", "cond", "for_init", "for_step", "call", "return_join")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Site:
     id: int
     kind: str
@@ -62,7 +60,6 @@ class Loop:
 @dataclass(eq=False)
 class KernelCFG:
     kernel: KernelInfo
-    graph: nx.DiGraph
     sites: list[Site]
     loops: list[Loop]
     entry: int
@@ -71,36 +68,85 @@ class KernelCFG:
     raises: dict[int, list[int]] = field(default_factory=dict)
     call_nodes: dict[int, int] = field(default_factory=dict)   # id(Instance) of a call -> CALL node
     return_joins: dict[int, int] = field(default_factory=dict) # id(Instance) -> RETURN_JOIN node
+    # every edge (a, b) -> whether it is a back edge, in the order the edges were first made
+    edge_back: dict = field(default_factory=dict)
+    _graph: object = field(default=None, repr=False)
+
+    def edges(self) -> list:
+        """((a, b), back) for every edge, by source node, each source's edges in the order they
+        were made (the order of ``graph.edges``)."""
+        return sorted(self.edge_back.items(), key=_source)
+
+    @property
+    def graph(self):
+        """The CFG as a ``networkx.DiGraph`` (nodes 0..n-1, back edges with ``back=True``),
+        built on first use: the analysis itself walks ``edges()`` and never needs it."""
+        if self._graph is None:
+            import networkx as nx
+
+            g = nx.DiGraph()
+            g.add_nodes_from(range(len(self.sites)))
+            for (a, b), back in self.edge_back.items():
+                if back:
+                    g.add_edge(a, b, back=True)
+                else:
+                    g.add_edge(a, b)
+            self._graph = g
+        return self._graph
 
 
 class Builder:
     def __init__(self, kinfo: KernelInfo):
         self.kinfo = kinfo
-        self.graph = nx.DiGraph()
         self.sites: list[Site] = []
         self.loops: list[Loop] = []
         self.raises: dict[int, list[int]] = {}
         self.call_nodes: dict[int, int] = {}
         self.return_joins: dict[int, int] = {}
-        self._edges: list[tuple[int, int, bool]] = []
+        self._edge_back: dict = {}     # (a, b) -> back edge? (a back edge made again stays one)
         # per body: the statement lists being walked (for "the statements after it")
         self._blocks: list[list] = []          # stack of [stmt list, index of current stmt, first node ids]
         self._loop_stack: list[Loop] = []
         self._guards: list[tuple[int, bool]] = []
+        self._guards_t: tuple | None = ()      # tuple(self._guards), None once it changed
+        self._loop_ids: tuple = ()             # the ids of self._loop_stack
         self._function_stack: list[dict] = []  # per inlined function: {"join": id, "blocks_base": n, "loops_base": n}
 
     # ---- graph primitives
     def node(self, kind, ast, inst, parent, exprs=()) -> int:
         nid = len(self.sites)
-        loops = tuple(l.id for l in self._loop_stack)
-        self.sites.append(Site(nid, kind, ast, inst, parent, tuple(exprs), tuple(self._guards), loops))
+        guards = self._guards_t
+        if guards is None:           # shared by the nodes under the same conditions
+            guards = self._guards_t = tuple(self._guards)
+        self.sites.append(Site(nid, kind, ast, inst, parent, tuple(exprs), guards, self._loop_ids))
         for l in self._loop_stack:
             l.nodes.add(nid)
         return nid
 
+    def push_guard(self, guard) -> None:
+        self._guards.append(guard)
+        self._guards_t = None
+
+    def pop_guard(self) -> None:
+        self._guards.pop()
+        self._guards_t = None
+
+    def push_loop(self, loop: Loop) -> None:
+        self._loop_stack.append(loop)
+        self._loop_ids = self._loop_ids + (loop.id,)
+
+    def pop_loop(self) -> None:
+        self._loop_stack.pop()
+        self._loop_ids = self._loop_ids[:-1]
+
     def connect(self, preds, target: int, back: bool = False) -> None:
-        for p in preds:
-            self._edges.append((p, target, back))
+        edge_back = self._edge_back
+        if back:
+            for p in preds:
+                edge_back[(p, target)] = True
+        else:
+            for p in preds:
+                edge_back.setdefault((p, target), False)
 
     # ---- entry
     def build(self) -> KernelCFG:
@@ -113,42 +159,47 @@ class Builder:
         self.connect(preds, exit_)
         frame = self._function_stack.pop()
         self.connect(frame["returns"], exit_)
-        g = self.graph
-        g.add_nodes_from(range(len(self.sites)))
-        for a, b, back in self._edges:
-            if back:
-                g.add_edge(a, b, back=True)
-            elif not g.has_edge(a, b):
-                g.add_edge(a, b)
-        return KernelCFG(k, g, self.sites, self.loops, entry, exit_, self.raises, self.call_nodes,
-                         self.return_joins)
+        return KernelCFG(k, self.sites, self.loops, entry, exit_, self.raises, self.call_nodes,
+                         self.return_joins, self._edge_back)
 
     # ---- blocks and statements
     def block(self, stmts, preds, inst, parent, new_block=True) -> list[int]:
-        # frame: [statements, index of the current one, per statement the nodes it creates
-        # directly under `parent` (what raising "the statements after it" raises)]
-        tops: list = []
-        frame = [stmts, 0, tops]
+        # frame: [statements, index of the current one, per statement its first node id, the
+        # control parent, the node id after the block's last] (what raising "the statements
+        # after it" raises: their nodes directly under `parent`, see _resolve_after)
+        starts: list = []
+        frame = [stmts, 0, starts, parent, None]
         self._blocks.append(frame)
+        sites = self.sites
+        stmt = self.stmt
         for i, s in enumerate(stmts):
             frame[1] = i
-            first = len(self.sites)
-            preds = self.stmt(s, preds, inst, parent)
-            tops.append([n for n in range(first, len(self.sites)) if self.sites[n].parent == parent])
+            starts.append(len(sites))
+            preds = stmt(s, preds, inst, parent)
+        frame[4] = len(sites)
         self._blocks.pop()
         return preds
 
     def stmt(self, s, preds, inst, parent) -> list[int]:
-        if isinstance(s, A.If):
+        t = type(s)
+        if t is A.Assign:          # the common case first
+            exprs = (s.target, s.value)
+        elif isinstance(s, A.If):
             return self.if_stmt(s, preds, inst, parent)
-        if isinstance(s, A.While):
+        elif isinstance(s, A.While):
             return self.while_stmt(s, preds, inst, parent)
-        if isinstance(s, A.For):
+        elif isinstance(s, A.For):
             return self.for_stmt(s, preds, inst, parent)
-        exprs = _stmt_exprs(s)
-        preds = self.inline_calls(exprs, preds, inst, parent)
+        else:
+            exprs = _stmt_exprs(s)
+        if inst.calls:
+            preds = self.inline_calls(exprs, preds, inst, parent)
         n = self.node(STMT, s, inst, parent, exprs)
-        self.connect(preds, n)
+        edge_back = self._edge_back
+        for p in preds:
+            edge_back.setdefault((p, n), False)
+        if t is A.Assign:
+            return [n]
         if isinstance(s, A.Break):
             loop = self._loop_stack[-1]
             loop.exit_nodes.append(n)
@@ -183,16 +234,17 @@ class Builder:
 
     def if_stmt(self, s: A.If, preds, inst, parent) -> list[int]:
         _, last, true_exits, false_exits = self.condition(s.cond, preds, inst, parent)
-        self._guards.append((last, True))
+        self.push_guard((last, True))
         then_exits = self.block(s.then.stmts, true_exits, inst, last)
-        self._guards[-1] = (last, False)
+        self.pop_guard()
+        self.push_guard((last, False))
         if isinstance(s.orelse, A.If):       # `else if` runs under the first condition too
             else_exits = self.if_stmt(s.orelse, false_exits, inst, last)
         elif s.orelse is not None:
             else_exits = self.block(s.orelse.stmts, false_exits, inst, last)
         else:
             else_exits = false_exits
-        self._guards.pop()
+        self.pop_guard()
         return then_exits + else_exits
 
     def condition(self, cond, preds, inst, parent):
@@ -220,20 +272,20 @@ class Builder:
         loop.parent = self._loop_stack[-1].id if self._loop_stack else None
         loop.block_depth = len(self._blocks)
         self.loops.append(loop)
-        self._loop_stack.append(loop)
+        self.push_loop(loop)
         first = len(self.sites)
         _, last, t, f = self.condition(s.cond, preds, inst, parent)
         loop.header = first
         loop.last_cond = last
         self.sites[first].loop_header_of = loop.id
-        self._guards.append((last, True))
+        self.push_guard((last, True))
         body_exits = self.block(s.body.stmts, t, inst, last)
-        self._guards.pop()
+        self.pop_guard()
         self.connect(body_exits, first, back=True)
         conts = self._continue_edges.pop(loop.id, [])
         self.connect(conts, first, back=True)
         loop.latches = body_exits + conts
-        self._loop_stack.pop()
+        self.pop_loop()
         return f + loop.exit_nodes
 
     def for_stmt(self, s: A.For, preds, inst, parent) -> list[int]:
@@ -247,23 +299,23 @@ class Builder:
         loop.parent = self._loop_stack[-1].id if self._loop_stack else None
         loop.block_depth = len(self._blocks)
         self.loops.append(loop)
-        self._loop_stack.append(loop)
+        self.push_loop(loop)
         hpreds = self.inline_calls([hi] if hi is not None else [], [init], inst, parent)
         header = self.node(COND, s, inst, parent, tuple(a for a in (hi,) if a is not None))
         self.sites[header].loop_header_of = loop.id
         loop.header = header
         loop.last_cond = header
         self.connect(hpreds, header)
-        self._guards.append((header, True))
+        self.push_guard((header, True))
         body_exits = self.block(s.body.stmts, [header], inst, header)
         conts = self._continue_edges.pop(loop.id, [])
         spreds = self.inline_calls([step] if step is not None else [], body_exits + conts, inst, header)
         step_node = self.node(FOR_STEP, s, inst, header, tuple(a for a in (step,) if a is not None))
         self.connect(spreds, step_node)
-        self._guards.pop()
+        self.pop_guard()
         self.connect([step_node], header, back=True)
         loop.latches = [step_node]
-        self._loop_stack.pop()
+        self.pop_loop()
         return [header] + loop.exit_nodes
 
     # ---- inlined functions
@@ -282,6 +334,7 @@ class Builder:
             self._guards = list(saved_guards)
             body_exits = self.block(callee.node.body.stmts, [cn], callee, cn)
             self._guards = saved_guards
+            self._guards_t = None
             frame = self._function_stack.pop()
             join = self.node(RETURN_JOIN, call, callee, cn)
             self.return_joins[id(callee)] = join
@@ -344,6 +397,10 @@ def _stmt_exprs(s) -> tuple:
     return ()
 
 
+def _source(edge) -> int:
+    return edge[0][0]
+
+
 def build_cfg(kinfo: KernelInfo) -> KernelCFG:
     b = Builder(kinfo)
     b._continue_edges = {}
@@ -355,13 +412,14 @@ def build_cfg(kinfo: KernelInfo) -> KernelCFG:
 def _resolve_after(cfg: KernelCFG, b: Builder) -> None:
     """Turn the ("after", marks) placeholders of continue/return into node ids: for each
     enclosing block, the first node of every statement after the marked one."""
+    sites = cfg.sites
     for n, targets in cfg.raises.items():
         out = []
         for t in targets:
             if isinstance(t, tuple) and t[0] == "after":
-                for block_frame, index in t[1]:
-                    for nodes in block_frame[2][index + 1:]:
-                        out.extend(nodes)
+                for (_stmts, _i, starts, parent, end), index in t[1]:
+                    if index + 1 < len(starts):
+                        out.extend(m for m in range(starts[index + 1], end) if sites[m].parent == parent)
             else:
                 out.append(t)
         cfg.raises[n] = out
@@ -401,8 +459,8 @@ def to_dot(cfg: KernelCFG) -> str:
     for site in cfg.sites:
         shape = ', shape=diamond' if site.kind == COND else ""
         lines.append(f'  n{site.id} [label="{label(site)}"{shape}];')
-    for a, b, data in cfg.graph.edges(data=True):
-        style = ' [style=dashed, label="back"]' if data.get("back") else ""
+    for (a, b), back in cfg.edges():
+        style = ' [style=dashed, label="back"]' if back else ""
         lines.append(f"  n{a} -> n{b}{style};")
     lines.append("}")
     return "\n".join(lines) + "\n"

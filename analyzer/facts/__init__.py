@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..cfg import KernelCFG
+from .atoms import atoms
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Value:
     """An expression whose kind matters, at the CFG node that evaluates it."""
 
@@ -23,7 +24,7 @@ class Value:
     inst: object
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Op:
     id: int
     node: int
@@ -35,7 +36,7 @@ class Op:
     statement_level: bool
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Store:
     node: int
     buf: str
@@ -79,7 +80,6 @@ class Facts:
         """The (uses, seeds, results) of value v, computed once (facts/atoms.py)."""
         cached = self._atoms.get(v)
         if cached is None:
-            from .atoms import atoms
             value = self.values[v]
             cached = self._atoms[v] = atoms(value.expr, value.inst)
         return cached

@@ -15,6 +15,7 @@ from ..types import Run, Scalar
 from .schema import UNIFORM, VARYING, WARP_UNIFORM
 
 CTX_KINDS = {("thread",): VARYING, ("lane",): VARYING, ("warp",): WARP_UNIFORM}
+_NOTHING = ((), (), ())      # what a literal is made of (shared: callers only read the parts)
 _UNIFORM_RESULTS = ("atomic_add", "atomic_max", "atomic_min", "atomic_cas", "load_acquire")
 
 
@@ -82,6 +83,8 @@ def atoms(expr, inst):
             elif op.cls is OpClass.LANE_LEVEL:
                 stack.append(e.args[0])
                 stack.append(e.param)
+    if not uses and not seeds and not results:
+        return _NOTHING
     return uses, seeds, results
 
 

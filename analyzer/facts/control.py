@@ -9,11 +9,13 @@ from ..syntax import ast as A
 
 def emit(cfg: KernelCFG, facts) -> None:
     loop_of_header = {l.header: l.id for l in cfg.loops}
-    for a, b, data in cfg.graph.edges(data=True):
-        if data.get("back"):
+    edges = facts.edges
+    for edge, back in cfg.edges():
+        if back:
+            a, b = edge
             facts.back_edges.append((a, b, loop_of_header.get(b)))
         else:
-            facts.edges.append((a, b))
+            edges.append(edge)
     for site in cfg.sites:
         if site.parent is not None:
             facts.parent[site.id] = site.parent

@@ -8,7 +8,11 @@ from ..cfg import KernelCFG
 
 
 def emit(cfg: KernelCFG, facts) -> None:
+    cached = facts._atoms
     for value in facts.values:
-        _uses, seeds, _results = facts.atoms_of(value.id)
-        for kind, origin in seeds:
-            facts.seed.append((value.id, kind, origin))
+        v = value.id
+        parts = cached.get(v)
+        if parts is None:
+            parts = facts.atoms_of(v)
+        for kind, origin in parts[1]:
+            facts.seed.append((v, kind, origin))

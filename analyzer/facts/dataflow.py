@@ -38,12 +38,17 @@ def emit(cfg: KernelCFG, facts) -> None:
                     if b is not None and isinstance(b.type, Scalar):
                         facts.let_init.append((b, facts.new_value(arg, site.id, inst), site.id))
     # what every value reads
+    cached = facts._atoms
     for value in facts.values:
-        uses, _seeds, results = facts.atoms_of(value.id)
+        v = value.id
+        parts = cached.get(v)
+        if parts is None:
+            parts = facts.atoms_of(v)
+        uses, _seeds, results = parts
         for b in uses:
-            facts.uses.append((value.id, b))
+            facts.uses.append((v, b))
         for callee in results:
-            facts.call_result.append((value.id, callee))
+            facts.call_result.append((v, callee))
 
 
 def _assign(facts, site, s: A.Assign) -> None:

@@ -57,6 +57,7 @@ class KindSolver:
     def __init__(self):
         self.succ = defaultdict(list)
         self.seeds: list = []
+        self.lazy = None        # key -> [(dst, reason)]: edges made only for the keys that rise
 
     def edge(self, src, dst, reason) -> None:
         self.succ[src].append((dst, reason))
@@ -74,10 +75,14 @@ class KindSolver:
                 prov[key] = (("origin", reason[1]), reason)
                 work.append(key)
         succ = self.succ
+        lazy = self.lazy
         while work:
             key = work.popleft()
             k = kind[key]
-            for dst, reason in succ.get(key, ()):
+            edges = succ.get(key, ())
+            if lazy is not None:
+                edges = [*edges, *lazy(key)] if edges else lazy(key)
+            for dst, reason in edges:
                 if k > kind.get(dst, UNIFORM):
                     kind[dst] = k
                     prov[dst] = (key, reason)
@@ -86,41 +91,140 @@ class KindSolver:
 
 
 def kind_solver(facts) -> KindSolver:
-    """The constraint edges of the module docstring, from the base facts."""
+    """The constraint edges of the module docstring, from the base facts. They are not built
+    up front: only a node that rises above uniform propagates, and in most kernels few do, so
+    the facts are indexed by source node and each risen node's edges are made from the index,
+    in the order of the table above (facts in their order within each row)."""
     s = KindSolver()
-    e = s.edge
     for v, kind, origin in facts.seed:
         s.seed(("v", v), kind, ("seed", origin))
-    for v, b in facts.uses:
-        e(("b", b.uid), ("v", v), ("use", b))
-    for v, callee in facts.call_result:
-        e(("r", id(callee)), ("v", v), ("result", callee))
-    for b, v, node in facts.let_init:
-        e(("v", v), ("b", b.uid), ("init", b, v))
-    for b, v, node in facts.var_assign:
-        e(("v", v), ("b", b.uid), ("init", b, v))
-        e(("c", node), ("b", b.uid), ("assigned_under", b, node))
-    for b, v in facts.loop_bound:
-        e(("v", v), ("b", b.uid), ("bound", b, v))
-    for callee, v, node in facts.returns:
-        if v is not None:
-            e(("v", v), ("r", id(callee)), ("returned", callee, v))
-        e(("c", node), ("r", id(callee)), ("returned_under", callee, node))
-    for node, p in facts.parent.items():
-        e(("in", p), ("c", node), ("parent", p))
-    for p in set(facts.parent.values()):
-        e(("c", p), ("in", p), ("inherit", p))
-    for p, v in facts.cond:
-        e(("v", v), ("in", p), ("cond", p, v))
-    for node, t, how in facts.raises:
-        e(("c", node), ("c", t), ("raise", node, how))
-    for header, p in facts.loop_again:
-        e(("in", p), ("c", header), ("loop_again", header, p))
-    for op in facts.ops:
-        e(("c", op.node), ("o", op.id), ("at", op.node))
-    for op_id, v in facts.guard:
-        e(("v", v), ("o", op_id), ("guard", v))
+    s.lazy = _Edges(facts)
     return s
+
+
+def _put(index: dict, key, item) -> None:
+    """Add ``item`` under ``key``: the item itself while it is alone, a list once there are several."""
+    old = index.get(key, _ABSENT)
+    if old is _ABSENT:
+        index[key] = item
+    elif type(old) is list:
+        old.append(item)
+    else:
+        index[key] = [old, item]
+
+
+def _items(index: dict, key) -> list:
+    got = index.get(key, _ABSENT)
+    if got is _ABSENT:
+        return ()
+    return got if type(got) is list else (got,)
+
+
+_ABSENT = object()
+
+
+class _Edges:
+    """The facts indexed by the node their constraint edges leave from (one dict per kind of
+    source node and relation); calling it with a node key makes that node's edges."""
+
+    def __init__(self, facts):
+        put = _put
+        self.uses = uses = {}                  # b.uid -> (v, b)
+        for fact in facts.uses:
+            put(uses, fact[1].uid, fact)
+        self.call_result = call_result = {}    # id(callee) -> (v, callee)
+        for fact in facts.call_result:
+            put(call_result, id(fact[1]), fact)
+        self.let_init = let_init = {}          # v -> (b, v, node)
+        for fact in facts.let_init:
+            put(let_init, fact[1], fact)
+        self.var_assign_v = var_v = {}         # v -> (b, v, node)
+        self.var_assign_c = var_c = {}         # node -> (b, v, node)
+        for fact in facts.var_assign:
+            _b, v, node = fact
+            old = var_v.get(v, _ABSENT)        # (_put, inlined: one fact per statement)
+            if old is _ABSENT:
+                var_v[v] = fact
+            else:
+                put(var_v, v, fact)
+            old = var_c.get(node, _ABSENT)
+            if old is _ABSENT:
+                var_c[node] = fact
+            else:
+                put(var_c, node, fact)
+        self.loop_bound = loop_bound = {}      # v -> (b, v)
+        for fact in facts.loop_bound:
+            put(loop_bound, fact[1], fact)
+        self.returns_v = returns_v = {}        # v -> (callee, v, node)
+        self.returns_c = returns_c = {}        # node -> (callee, v, node)
+        for fact in facts.returns:
+            if fact[1] is not None:
+                put(returns_v, fact[1], fact)
+            put(returns_c, fact[2], fact)
+        self.parent = parent = {}              # p -> node
+        for node, p in facts.parent.items():
+            put(parent, p, node)
+        self.parents = set(facts.parent.values())
+        self.cond = cond = {}                  # v -> (p, v)
+        for fact in facts.cond:
+            put(cond, fact[1], fact)
+        self.raises = raises = {}              # node -> (node, t, how)
+        for fact in facts.raises:
+            put(raises, fact[0], fact)
+        self.loop_again = loop_again = {}      # p -> (header, p)
+        for fact in facts.loop_again:
+            put(loop_again, fact[1], fact)
+        self.ops = ops = {}                    # node -> op
+        for op in facts.ops:
+            old = ops.get(op.node, _ABSENT)
+            if old is _ABSENT:
+                ops[op.node] = op
+            else:
+                put(ops, op.node, op)
+        self.guard = guard = {}                # v -> (op id, v)
+        for fact in facts.guard:
+            put(guard, fact[1], fact)
+
+    def __call__(self, key) -> list:
+        tag, x = key
+        out = []
+        add = out.append
+        if tag == "v":
+            for b, v, _node in _items(self.let_init, x):
+                add((("b", b.uid), ("init", b, v)))
+            for b, v, _node in _items(self.var_assign_v, x):
+                add((("b", b.uid), ("init", b, v)))
+            for b, v in _items(self.loop_bound, x):
+                add((("b", b.uid), ("bound", b, v)))
+            for callee, v, _node in _items(self.returns_v, x):
+                add((("r", id(callee)), ("returned", callee, v)))
+            for p, v in _items(self.cond, x):
+                add((("in", p), ("cond", p, v)))
+            for op_id, v in _items(self.guard, x):
+                add((("o", op_id), ("guard", v)))
+        elif tag == "c":
+            for b, _v, node in _items(self.var_assign_c, x):
+                add((("b", b.uid), ("assigned_under", b, node)))
+            for callee, _v, node in _items(self.returns_c, x):
+                add((("r", id(callee)), ("returned_under", callee, node)))
+            if x in self.parents:
+                add((("in", x), ("inherit", x)))
+            for node, t, how in _items(self.raises, x):
+                add((("c", t), ("raise", node, how)))
+            for op in _items(self.ops, x):
+                add((("o", op.id), ("at", op.node)))
+        elif tag == "b":
+            for v, b in _items(self.uses, x):
+                add((("v", v), ("use", b)))
+        elif tag == "r":
+            for v, callee in _items(self.call_result, x):
+                add((("v", v), ("result", callee)))
+        elif tag == "in":
+            for node in _items(self.parent, x):
+                add((("c", node), ("parent", x)))
+            for header, p in _items(self.loop_again, x):
+                add((("c", header), ("loop_again", header, p)))
+        return out
 
 
 def solve(facts) -> Derived:

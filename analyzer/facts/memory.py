@@ -10,7 +10,11 @@ from ..types import Tile
 
 
 def emit(cfg: KernelCFG, facts) -> None:
+    per_thread = OpClass.PER_THREAD
     for op in facts.ops:
+        # (an op's class and name are those of its record, looked up below)
+        if op.cls is not per_thread or (op.name != STORE and op.name != LOAD and op.name != RUN_LOAD):
+            continue
         site = cfg.sites[op.node]
         info = site.inst.ops.get(id(op.ast))
         if info is None:

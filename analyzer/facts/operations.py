@@ -7,29 +7,42 @@ from __future__ import annotations
 from ..cfg import CALL, STMT, KernelCFG, expr_children
 from ..ops import OpClass
 from ..syntax import ast as A
+from . import Op
+
+# Expressions without sub-expressions: the walk below only looks them up.
+_LEAVES = frozenset((A.Name, A.IntLit, A.FloatLit, A.BoolLit, A.CtxPath))
 
 
 def emit(cfg: KernelCFG, facts) -> None:
+    barriers = facts.barriers
     for site in cfg.sites:
-        inst = site.inst
-        if not inst.ops:
+        ops = site.inst.ops
+        if not ops:
             continue
-        if site.kind == STMT:
-            info = inst.ops.get(id(site.ast))
+        kind = site.kind
+        if kind == STMT:
+            info = ops.get(id(site.ast))
             if info is not None:
                 _add(facts, site, info, site.ast, True, ())
                 if info.name == "barrier()":
-                    facts.barriers.append(site.id)
-        if site.kind == CALL:
+                    barriers.append(site.id)
+        elif kind == CALL:
             continue     # a call's arguments are evaluated at the call node; walked below too
         for root in site.exprs:
-            _walk(facts, site, root)
+            if type(root) in _LEAVES:
+                info = ops.get(id(root))
+                if info is not None:
+                    _add(facts, site, info, root, False, ())
+            else:
+                _walk(facts, site, root)
     # expression statements: `barrier()` is recorded on the call expression
+    seen = set(barriers)
     for site in cfg.sites:
-        if site.kind == STMT and isinstance(site.ast, A.ExprStmt):
+        if site.kind == STMT and type(site.ast) is A.ExprStmt:
             info = site.inst.ops.get(id(site.ast.expr))
-            if info is not None and info.name == "barrier()" and site.id not in facts.barriers:
-                facts.barriers.append(site.id)
+            if info is not None and info.name == "barrier()" and site.id not in seen:
+                seen.add(site.id)
+                barriers.append(site.id)
 
 
 def _walk(facts, site, root) -> None:
@@ -54,13 +67,12 @@ def _walk(facts, site, root) -> None:
 
 
 def _add(facts, site, info, ast, statement_level: bool, guards) -> None:
-    from . import Op
     op_id = len(facts.ops)
     facts.ops.append(Op(op_id, site.id, info.cls, info.name, info.span, site.inst, ast, statement_level))
     for e in info.operands:
         facts.operand.append((op_id, facts.new_value(e, site.id, site.inst)))
     for g in guards:
         facts.guard.append((op_id, facts.new_value(g, site.id, site.inst)))
-    info_reads = info.reads if info.cls in (OpClass.CTA_WIDE,) else []
-    for buf in info_reads:
-        facts.reads.append((op_id, buf, info.read_names.get(buf) or buf.split("#", 1)[0]))
+    if info.cls is OpClass.CTA_WIDE:
+        for buf in info.reads:
+            facts.reads.append((op_id, buf, info.read_names.get(buf) or buf.split("#", 1)[0]))
