@@ -9,7 +9,7 @@ needs"). ``ERROR`` absorbs everything so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Union
 
 SCALAR_NAMES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
@@ -27,22 +27,25 @@ _WIDTH = {"i8": 8, "u8": 8, "i32": 32, "i64": 64, "f16": 16, "bf16": 16, "f32": 
 @dataclass(frozen=True, slots=True)
 class Scalar:
     name: str
+    # What the name says, computed once: the semantic pass asks these of every operand.
+    is_int: bool = field(init=False, repr=False, compare=False)
+    is_float: bool = field(init=False, repr=False, compare=False)
+    is_numeric: bool = field(init=False, repr=False, compare=False)
+    is_weak: bool = field(init=False, repr=False, compare=False)
 
-    @property
-    def is_int(self) -> bool:
-        return self.name in INT_NAMES or self.name == "int literal"
+    def __post_init__(self) -> None:
+        name = self.name
+        is_int = name in INT_NAMES or name == "int literal"
+        is_float = name in FLOAT_NAMES or name == "float literal"
+        object.__setattr__(self, "is_int", is_int)
+        object.__setattr__(self, "is_float", is_float)
+        object.__setattr__(self, "is_numeric", is_int or is_float)
+        object.__setattr__(self, "is_weak", name in ("int literal", "float literal"))
 
-    @property
-    def is_float(self) -> bool:
-        return self.name in FLOAT_NAMES or self.name == "float literal"
-
-    @property
-    def is_numeric(self) -> bool:
-        return self.is_int or self.is_float
-
-    @property
-    def is_weak(self) -> bool:
-        return self.name in ("int literal", "float literal")
+    def __eq__(self, other):       # the generated one, minus its tuples (hash stays generated)
+        if other.__class__ is Scalar:
+            return self.name == other.name
+        return NotImplemented
 
     def __str__(self) -> str:
         return self.name

@@ -37,13 +37,17 @@ def _span(first, last) -> Span:
     else:
         line, column = first.span[0], first.span[1]
     if isinstance(last, Tok):
-        return Span(line, column, last.line, last.end_column)
+        return _new_span(Span, (line, column, last.line, last.end_column))
     b = last.span
-    return Span(line, column, b[2], b[3])
+    return _new_span(Span, (line, column, b[2], b[3]))
 
 
 def _tok_span(t: Tok) -> Span:
-    return Span(t.line, t.column, t.line, t.end_column)
+    return _new_span(Span, (t.line, t.column, t.line, t.end_column))
+
+
+# Span(a, b, c, d) without the named tuple's Python-level __new__ (the parser makes one per node).
+_new_span = tuple.__new__
 
 
 def _lit_int(tok: Tok, negative: bool = False, minus: Tok | None = None) -> A.IntLit:
@@ -67,7 +71,8 @@ class _Build(Transformer):
         return _lit_int(c[1], True, c[0])
 
     def lit_float(self, c):
-        return _lit_float(c[0])
+        t = c[0]
+        return A.FloatLit(float(t.value), t.value, _new_span(Span, (t.line, t.column, t.line, t.end_column)))
 
     def lit_negfloat(self, c):
         return _lit_float(c[1], True, c[0])
@@ -79,7 +84,8 @@ class _Build(Transformer):
         return A.BoolLit(False, _tok_span(c[0]))
 
     def name(self, c):
-        return A.Name(c[0].value, _tok_span(c[0]))
+        t = c[0]
+        return A.Name(t.value, _new_span(Span, (t.line, t.column, t.line, t.end_column)))
 
     def paren(self, c):
         return c[1]
@@ -89,7 +95,8 @@ class _Build(Transformer):
         lhs, op, rhs = c
         if not isinstance(op, Tok):       # cmp_op subtree: a list holding the token
             op = op[0]
-        return A.Binary(op.value, lhs, rhs, _span(lhs, rhs))
+        a, b = lhs.span, rhs.span
+        return A.Binary(op.value, lhs, rhs, _new_span(Span, (a[0], a[1], b[2], b[3])))
 
     def cmp_op(self, c):
         return c
@@ -208,7 +215,8 @@ class _Build(Transformer):
 
     def assign_stmt(self, c):
         target, op, value = c
-        return A.Assign(target, op.value, value, _span(target, value))
+        a, b = target.span, value.span
+        return A.Assign(target, op.value, value, _new_span(Span, (a[0], a[1], b[2], b[3])))
 
     def if_stmt(self, c):
         kw, cond, then, _else, orelse = c

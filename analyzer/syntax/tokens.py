@@ -44,9 +44,12 @@ PUNCT = {
 TERMINALS = sorted(set(KEYWORDS.values()) | set(PUNCT.values()) | {"NAME", "INT", "FLOAT", "GENERIC"})
 
 _punct_alts = "|".join(re.escape(p) for p in sorted(PUNCT, key=len, reverse=True))
+# A match is a token with the blanks before it (one loop turn per token, not two); blanks that
+# no token follows (before a bad character, at the end) match alone as `ws`. The blanks are
+# taken possessively, so a bad character after a long run costs no backtracking.
 _TOKEN_RE = re.compile(
-    r"(?P<ws>[ \t\r]+)"
-    r"|(?P<nl>\n)"
+    r"[ \t\r]*+(?:"
+    r"(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
     rf"|(?P<generic>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
     r"|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
@@ -55,6 +58,7 @@ _TOKEN_RE = re.compile(
     r"|(?P<int>[0-9]+)"
     r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
     rf"|(?P<punct>{_punct_alts})"
+    r")|(?P<ws>[ \t\r]+)"
 )
 
 # Tokens after which a newline ends a statement (LANGUAGE §1).
@@ -123,61 +127,66 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     keywords = KEYWORDS
     punct = PUNCT
     ends_statement = _ENDS_STATEMENT
+    brackets_kinds = _BRACKET_KINDS
+    statement_starts = _STATEMENT_STARTS
 
     for m in _TOKEN_RE.finditer(text):
-        pos = m.start()
+        pos, end = m.span()
         if pos != expected_pos:
             _bad_characters(text, expected_pos, pos, line, line_start, errors)
-        end = expected_pos = m.end()
+        expected_pos = end
         kind = m.lastgroup
-        if kind == "ws" or kind == "comment":
-            continue
-        if kind == "nl":
+        if kind == "name":
+            value = m.group(kind)
+            tkind = keywords.get(value, "NAME")
+        elif kind == "punct":
+            value = m.group(kind)
+            tkind = punct[value]
+        elif kind == "nl":
             if (last_type in ends_statement and pending_nl is None
                     and (not brackets or brackets[-1] == "{")):
-                pending_nl = (line, pos - line_start + 1)
+                pending_nl = (line, end - line_start)
             line += 1
             line_start = end
             continue
-        value = m.group()
-        col = pos - line_start + 1
+        elif kind == "ws" or kind == "comment":
+            continue
+        else:
+            value = m.group(kind)
+            tkind = _LITERAL_KINDS.get(kind)
+        col = end - len(value) - line_start + 1
         end_col = end - line_start + 1
-        if kind == "name":
-            tkind = keywords.get(value, "NAME")
-        elif kind == "punct":
-            tkind = punct[value]
-        elif kind == "int" or kind == "hex":
-            tkind = "INT"
-        elif kind == "float":
-            tkind = "FLOAT"
-        elif kind == "generic":
-            tkind = "GENERIC"
-        else:  # badnum: reported, then parsed as the number it was meant to be
+        if tkind is None:  # badnum: reported, then parsed as the number it was meant to be
             _bad_number(value, line, col, end_col, errors)
             tkind = "INT" if value[:2] in ("0x", "0X") else "FLOAT"
             value = "0" if tkind == "INT" else ("0" + value if value.startswith(".") else value + "0")
 
         if pending_nl is not None:
-            if _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors):
+            if tkind == "LBRACE" or tkind == "ELSE":
+                _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors)
+            else:                  # the newline ends the statement (as _end_statement would)
+                append(Tok("SEMI", "", len(tokens), pending_nl[0], pending_nl[1], pending_nl[1]))
                 last_type = "SEMI"
             pending_nl = None
-        if tkind == "LPAR" or tkind == "LSQB" or tkind == "LBRACE":
-            brackets.append(value)
-            if tkind == "LBRACE" and len(brackets) > max_braces:
-                max_braces = len(brackets)
-        elif tkind == "RPAR" or tkind == "RSQB" or tkind == "RBRACE":
-            opener = _OPENER[tkind]
-            if opener in brackets:
-                while brackets and brackets.pop() != opener:
-                    pass
-        if last_type is None or last_type == "SEMI" or last_type == "LBRACE" or last_type == "RBRACE":
+        if tkind in brackets_kinds:
+            if tkind == "LPAR" or tkind == "LSQB" or tkind == "LBRACE":
+                brackets.append(value)
+                if tkind == "LBRACE" and len(brackets) > max_braces:
+                    max_braces = len(brackets)
+            else:
+                opener = _OPENER[tkind]
+                if opener in brackets:
+                    while brackets and brackets.pop() != opener:
+                        pass
+        n = len(tokens)
+        if last_type in statement_starts:
             head_kind = tkind
-            if len(tokens) - statement_start > max_stmt:
-                max_stmt = len(tokens) - statement_start
-            statement_start = len(tokens)
+            if n - statement_start > max_stmt:
+                max_stmt = n - statement_start
+            statement_start = n
         elif tkind in _HEADS:
             head_kind = tkind
-        append(Tok(tkind, value, len(tokens), line, col, end_col))
+        append(Tok(tkind, value, n, line, col, end_col))
         last_type = tkind
 
     if expected_pos != len(text):
@@ -194,6 +203,11 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
 
 
 _OPENER = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
+_BRACKET_KINDS = frozenset(("LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"))
+# after these (or at the start) a token begins a statement
+_STATEMENT_STARTS = frozenset((None, "SEMI", "LBRACE", "RBRACE"))
+# token kinds of the literal patterns (badnum is absent: it is reported)
+_LITERAL_KINDS = {"int": "INT", "hex": "INT", "float": "FLOAT", "generic": "GENERIC"}
 
 
 def _bad_characters(text, start, stop, line, line_start, errors):
