@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The GPU run of issue 9 in one call of the device tool (about 4.5 minutes at most):
+#
+#   here, first:  python benchmarks/gpu_bench.py prepare        (build/gpu-bundle, .gpu_wheels)
+#   then:         run(command="bash tests/gpu/device_run.sh", carry=["build/gpu-bundle", ".gpu_wheels"],
+#                     timeout_s=300)
+#   afterwards:   python benchmarks/gpu_bench.py results-row FILES_AT/bench.json \
+#                     --correctness FILES_AT/correctness.json --sanitizer FILES_AT/sanitizer.json
+#
+# On the GPU machine it installs the carried pycuda wheels into a temporary site directory (no
+# registry there), records the device, driver and CUDA versions, runs every example through
+# tests/gpu/run_gpu.py (fresh random inputs, outputs poisoned, float64 references), times the
+# bench of benchmarks/gpu_bench.py (copy, lanes matvec and its variants, row sums, row softmax,
+# and cupy/cuBLAS), and runs compute-sanitizer's racecheck and synccheck on every example when
+# the sanitizer is there and works. Each step has its own timeout; a step that fails does not stop
+# the next. What comes back (at most 8 files, $OUT/NAME): log.txt (everything printed),
+# env.txt, correctness.json, bench.json, bench.md, sanitizer.json, sanitizer.txt.
+#
+# DRY_RUN=1 runs the same steps here without a GPU (no install, run_gpu.py and gpu_bench.py with
+# --dry-run, the sanitizer's commands printed), writing into $OUT (default build/device-dry-run).
+set -u
+cd "$(dirname "$0")/../.."
+START=$(date +%s)
+DRY=${DRY_RUN:-0}
+BUNDLE=${BUNDLE:-build/gpu-bundle}
+WHEELS=${WHEELS:-.gpu_wheels}
+TOTAL_S=${TOTAL_S:-270}                     # everything done by then (the call's limit is 300 s)
+if [ "$DRY" = 1 ]; then OUT=${OUT:-build/device-dry-run}; else OUT=${OUT:?the device tool sets OUT}; fi
+PY=${PYTHON:-python3}
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1
+
+elapsed() { echo $(( $(date +%s) - START )); }
+left() { echo $(( TOTAL_S - $(date +%s) + START )); }
+step() {   # step NAME LIMIT_S COMMAND...: run with a timeout (never past TOTAL_S), report its status
+  local name=$1 limit=$2; shift 2
+  local l; l=$(left); [ "$limit" -gt "$l" ] && limit=$l
+  if [ "$limit" -le 5 ]; then echo "=== $name: not run (out of time at $(elapsed) s)"; return 124; fi
+  echo "=== $name (at $(elapsed) s, limit $limit s)"
+  timeout -k 5 "$limit" "$@"; local rc=$?
+  [ $rc -eq 124 ] && echo "=== $name: TIMED OUT after $limit s"
+  echo "=== $name: exit $rc (at $(elapsed) s)"
+  return $rc
+}
+
+main() {
+if [ ! -f "$BUNDLE/cases.json" ] || [ ! -f "$BUNDLE/bench.json" ]; then
+  echo "no bundle at $BUNDLE: run 'python benchmarks/gpu_bench.py prepare' here, then carry $BUNDLE"
+  return 2
+fi
+
+# 1. the machine ---------------------------------------------------------------------------------
+{
+  echo "date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"; echo "host: $(uname -a)"
+  echo "python: $($PY -V 2>&1) at $(command -v $PY)"
+  timeout 20 nvidia-smi 2>&1 || echo "nvidia-smi: not available"
+  timeout 20 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm,clocks.mem,power.limit,persistence_mode,mig.mode.current --format=csv 2>&1
+  timeout 20 nvcc --version 2>&1 | tail -2
+  timeout 30 $PY -c "import numpy, sys; print('numpy', numpy.__version__)
+try:
+    import cupy; print('cupy', cupy.__version__, 'CUDA runtime', cupy.cuda.runtime.runtimeGetVersion(), 'driver API', cupy.cuda.runtime.driverGetVersion())
+except Exception as e: print('cupy:', e)" 2>&1
+} > "$OUT/env.txt" 2>&1
+cat "$OUT/env.txt"
+
+# 2. pycuda from the carried wheels (README of shared/wheels/gpu-py312) --------------------------
+BACKEND=pycuda
+if [ "$DRY" = 1 ]; then
+  echo "=== pycuda install: skipped (dry run); would install: $(ls "$WHEELS"/*.whl 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' ')"
+  BACKEND=""
+else
+  SITE=$(mktemp -d)
+  if ls "$WHEELS"/*.whl >/dev/null 2>&1 && step "pycuda install" 60 $PY -m pip install -q --no-index --no-deps \
+       --no-compile --no-cache-dir --target "$SITE" "$WHEELS"/*.whl; then
+    export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+  fi
+  if ! timeout 60 $PY -c "import pycuda, pycuda.driver as d; d.init(); print('pycuda', getattr(pycuda, 'VERSION_TEXT', '?'), 'driver', d.get_driver_version(), 'built for', d.get_version(), 'device', d.Device(0).name())"; then
+    echo "pycuda does not work here: the correctness harness falls back to cupy"
+    BACKEND=cupy
+  fi
+fi
+DRYFLAG=""; [ "$DRY" = 1 ] && DRYFLAG="--dry-run"
+BFLAG=""; [ -n "$BACKEND" ] && BFLAG="--backend $BACKEND"
+
+# 3. every example, fresh inputs, poisoned outputs -----------------------------------------------
+step correctness 90 $PY tests/gpu/run_gpu.py "$BUNDLE" $BFLAG --fresh --json "$OUT/correctness.json" $DRYFLAG
+RC_CORRECT=$?
+
+# 4. the bench (cupy backend; CUDA events) --------------------------------------------------------
+step bench 100 $PY benchmarks/gpu_bench.py run "$BUNDLE" --out "$OUT" $DRYFLAG
+RC_BENCH=$?
+
+# 5. compute-sanitizer racecheck + synccheck on every example -------------------------------------
+PER_KERNEL=30
+L=$(left); BUDGET=$(( L - PER_KERNEL - 15 )); [ $BUDGET -lt 0 ] && BUDGET=0
+step sanitizer $(( L - 5 )) $PY tests/gpu/sanitize.py "$BUNDLE" $BFLAG --per-kernel-s $PER_KERNEL --budget-s $BUDGET \
+  --jobs 4 --json "$OUT/sanitizer.json" --log "$OUT/sanitizer.txt" $DRYFLAG
+RC_SAN=$?
+
+# 6. summary --------------------------------------------------------------------------------------
+echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $RC_BENCH, sanitizer exit $RC_SAN"
+[ -f "$OUT/bench.json" ] && timeout 20 $PY benchmarks/gpu_bench.py results-row "$OUT/bench.json" --print \
+  $( [ -f "$OUT/correctness.json" ] && echo "--correctness $OUT/correctness.json" ) \
+  $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" )
+[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_SAN -eq 0 ]
+}
+
+main 2>&1 | tee -a "$OUT/log.txt"
+exit "${PIPESTATUS[0]}"
