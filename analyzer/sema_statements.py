@@ -389,6 +389,7 @@ class StatementChecks:
                                 "unrolling only makes the build slow and the kernel large")
             else:
                 unroll = n
+                self.expr(s.unroll)         # resolves its names, for the lowering to fold it again
         saved, saved_product = self.scope, self.unroll_product
         self.scope = Scope(saved, loop=True)
         self.unroll_product *= unroll

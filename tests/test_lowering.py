@@ -274,3 +274,17 @@ def test_views_and_function_arguments_are_no_tile_operation():
                "first(A[ctx.block.x :+ 2, 0 :+ 8])", params="A: tensor<f32>[N, M], O: tensor<f32>[N, M]"))
     ptx = body(ptx_of(src))
     assert count(r"ld\.global", ptx) == 2
+
+
+def test_an_unroll_factor_named_by_a_constant_reaches_llvm():
+    """`for<unroll U>` with U an @autotune or -D constant: the factor used to be dropped silently
+    (the lowering could not resolve the name), so only literal factors unrolled."""
+    import re
+    from phobos_tools.lowering.build import build_source
+    src = ("@autotune(U in [4, 2])\n@launch(32)\nkernel k(A: tensor<f32>[4096], O: tensor<f32>[32]) {\n"
+           "  var s = 0.0\n  for<unroll U> i in range(0, 4096) {\n    s = s + A[i] * 2.0\n  }\n"
+           "  for<unroll U * 2> i in range(0, 4096) {\n    s = s + A[i] * 3.0\n  }\n  O[ctx.thread] = s\n}\n")
+    for defines, want in (({}, ["4", "8"]), ({"U": 8}, ["8", "16"])):
+        result = build_source(src, "k.ph", defines, resources=False)
+        assert result.ok, [(d.code, d.message) for d in result.diagnostics]
+        assert re.findall(r'!"llvm.loop.unroll.count", i32 (\d+)', result.kernels[0].llvm_ir) == want
