@@ -628,13 +628,6 @@ def markdown(report: dict) -> str:
 
 
 # ==================================================================== prepare (here)
-def _substitute_unroll(src: str, defines: dict) -> str:
-    """Write each `for<unroll NAME>` factor as its bound value: the lowering drops a factor
-    given as a name (see matvec_variants.ph)."""
-    return re.sub(r"for<unroll ([A-Za-z_]\w*)>", lambda m: f"for<unroll {defines[m.group(1)]}>"
-                  if m.group(1) in defines else m.group(0), src)
-
-
 def bench_sources() -> dict:
     """name -> (source path relative to the repo, entry, defines, rows per CTA, variant?)."""
     out = {}
@@ -660,7 +653,7 @@ def prepare(bundle: Path, arch: str = "sm_90", wheels: Path | None = DEFAULT_WHE
     meta = {"arch": arch, "kernels": {}, "shapes": {k: [list(s) for s in v] for k, v in SHAPES.items()},
             "copy_bytes": COPY_BYTES}
     for name, (source, entry, defines, rows_per_cta, variant) in bench_sources().items():
-        text = _substitute_unroll((REPO / source).read_text(), defines)
+        text = (REPO / source).read_text()
         r = build_source(text, source, defines, arch, entry)
         if not r.ok:
             raise SystemExit(f"gpu_bench prepare: {name} ({source} {defines}) does not build: "

@@ -2,10 +2,6 @@
 // computation with its tuning knobs made compile-time constants, so that one GPU call can time
 // several builds side by side. benchmarks/gpu_bench.py builds each variant with -D bindings and
 // times it next to the example, a device-to-device copy and cuBLAS gemv.
-//
-// `for<unroll UNROLL>`: the lowering drops an unroll factor given as a name (it emits no unroll
-// metadata at all, while `for<unroll 4>` does), so gpu_bench.py writes the bound value in before
-// building. phobos-check and the simulator take the file as it is.
 
 // matvec_warp: one warp per RPW consecutive rows (RPW = 1, VEC = 4 is the example). Each lane
 // reads runs of VEC consecutive columns (VEC = 4: one 128-bit load; 2: one 64-bit load; 8: two

@@ -46,7 +46,7 @@ def test_bundle_holds_the_examples_the_bench_kernels_and_the_variants(bundle):
     assert meta["kernels"]["lanes_matvec"]["rows_per_cta"] == 4
     assert meta["kernels"]["warp_r2_v4_u2_m8"]["rows_per_cta"] == 8
     assert meta["kernels"]["cta_b512_u4_m2"]["rows_per_cta"] == 1 and meta["kernels"]["cta_b512_u4_m2"]["block"] == 512
-    # the unroll factor is written in as a literal (the lowering drops a named one)
+    # the unroll factor is a name bound by -D: 8 x 2 loads of W stay in flight
     ptx = (bundle / "bench" / "warp_r1_v4_u8_m4.ptx").read_text()
     assert ".minnctapersm 4" in ptx and ptx.count("ld.global.nc.v4") >= 16
 
