@@ -88,15 +88,6 @@ def _no_gc():
     finally:
         sys.setrecursionlimit(limit)
         if was_enabled:
-            if gc.get_freeze_count() == 0:
-                # Everything allocated meanwhile sits in the youngest generation, and the first
-                # collection after enable() would traverse all of it (0.8 s for the 6.5 million
-                # objects of a 4 MiB file), and again when it moves to the middle one. Hand it
-                # straight to the oldest generation instead: freeze() then unfreeze() moves the
-                # lists without a traversal. (Skipped when the caller froze objects of its own,
-                # which unfreeze() would release.)
-                gc.freeze()
-                gc.unfreeze()
             gc.enable()
 
 

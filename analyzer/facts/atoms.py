@@ -16,11 +16,14 @@ from .schema import UNIFORM, VARYING, WARP_UNIFORM
 
 CTX_KINDS = {("thread",): VARYING, ("lane",): VARYING, ("warp",): WARP_UNIFORM}
 _NOTHING = ((), (), ())      # what a literal is made of (shared: callers only read the parts)
+_LITERALS = frozenset((A.IntLit, A.FloatLit, A.BoolLit))
 _UNIFORM_RESULTS = ("atomic_add", "atomic_max", "atomic_min", "atomic_cas", "load_acquire")
 
 
 def atoms(expr, inst):
     """Return (bindings used, [(kind, origin expr)], [callee instances]) for ``expr``."""
+    if type(expr) in _LITERALS:
+        return _NOTHING
     uses = []
     seeds = []
     results = []

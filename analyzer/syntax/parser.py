@@ -332,6 +332,9 @@ class _Tables:
         # reductions that this lookahead triggers are done, filled as the parser meets them: an
         # operand climbs about ten precedence levels that way, one lookup instead of ten.
         self.unit_runs: dict = {}
+        # (state below, nonterminal, lookahead) -> the state on top after the goto on that
+        # nonterminal and the unit reductions that follow it: a reduction and its climb in one.
+        self.goto_runs: dict = {}
 
     def unit_run(self, key: tuple) -> int:
         below, top, ttype = key
@@ -341,6 +344,13 @@ class _Tables:
             top = states[below][act[1][2]][1]
             act = states[top].get(ttype)
         self.unit_runs[key] = top
+        return top
+
+    def goto_run(self, key: tuple) -> int:
+        below, origin, ttype = key
+        top = self.states[below][origin][1]
+        top = self.unit_run((below, top, ttype))
+        self.goto_runs[key] = top
         return top
 
 
@@ -364,30 +374,38 @@ def _drive(tables: _Tables, tokens: list[Tok], end: Tok):
     push_state = state_stack.append
     push_value = value_stack.append
     unit_runs = tables.unit_runs
+    goto_runs = tables.goto_runs
+    top = state_stack[-1]
     for tok in tokens:
         ttype = tok.type
-        while True:
-            act = states[state_stack[-1]].get(ttype)
-            if act is None:
-                raise _ParseError(tok, {k for k in states[state_stack[-1]] if k.isupper()})
-            if act[0]:
-                push_state(act[1])
-                push_value(tok)
-                break
+        act = states[top].get(ttype)
+        while act is not None and not act[0]:        # reductions, then the shift below
             size, callback, origin = act[1]
             if callback is None:                     # unit `?rule`s: the value passes through
-                key = (state_stack[-2], state_stack[-1], ttype)
+                key = (state_stack[-2], top, ttype)
                 top = unit_runs.get(key)
-                state_stack[-1] = top if top is not None else tables.unit_run(key)
-                continue
-            if size:
-                children = value_stack[-size:]
-                del state_stack[-size:]
-                del value_stack[-size:]
+                if top is None:
+                    top = tables.unit_run(key)
+                state_stack[-1] = top
             else:
-                children = []
-            push_value(callback(children))
-            push_state(states[state_stack[-1]][origin][1])
+                if size:
+                    children = value_stack[-size:]
+                    del state_stack[-size:]
+                    del value_stack[-size:]
+                else:
+                    children = []
+                push_value(callback(children))
+                key = (state_stack[-1], origin, ttype)
+                top = goto_runs.get(key)
+                if top is None:
+                    top = tables.goto_run(key)
+                push_state(top)
+            act = states[top].get(ttype)
+        if act is None:
+            raise _ParseError(tok, {k for k in states[top] if k.isupper()})
+        top = act[1]
+        push_state(top)
+        push_value(tok)
     while True:
         act = states[state_stack[-1]].get("$END")
         if act is None:
