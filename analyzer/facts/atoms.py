@@ -29,14 +29,18 @@ def atoms(expr, inst):
     results = []
     stack = [expr]
     home = inst
+    home_resolution = inst.resolution
+    home_ops = inst.ops
     while stack:
         e = stack.pop()
         if type(e) is tuple:                 # (expr, instance): an address in another instance
             e, inst = e
+            resolution = inst.resolution
+            ops = inst.ops
         else:
             inst = home
-        resolution = inst.resolution
-        ops = inst.ops
+            resolution = home_resolution
+            ops = home_ops
         t = type(e)
         if t is A.Name:
             b = resolution.get(id(e))
@@ -45,6 +49,8 @@ def atoms(expr, inst):
         elif t is A.Binary:
             stack.append(e.rhs)
             stack.append(e.lhs)
+        elif t in _LITERALS:
+            continue
         elif t is A.CtxPath:
             k = CTX_KINDS.get(e.path, UNIFORM)
             if k:

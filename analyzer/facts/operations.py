@@ -48,22 +48,54 @@ def emit(cfg: KernelCFG, facts) -> None:
 def _walk(facts, site, root) -> None:
     """Record the operations inside one expression, with the guards of enclosing && / ||."""
     inst = site.inst
+    ops = inst.ops
     stack = [(root, ())]
+    push = stack.append
+    pop = stack.pop
     while stack:
-        e, guards = stack.pop()
-        info = inst.ops.get(id(e))
+        e, guards = pop()
+        info = ops.get(id(e))
+        t = type(e)
+        if t in _LEAVES:
+            if info is not None:
+                _add(facts, site, info, e, False, guards)
+            continue
         if info is not None and not isinstance(e, (A.Let, A.Var, A.Assign)):
             _add(facts, site, info, e, False, guards)
+        # the children in expr_children's order (so the operations keep their numbering)
+        if t is A.Binary:
+            if e.op in ("&&", "||"):
+                push((e.rhs, guards + (e.lhs,)))
+                push((e.lhs, guards))
+            else:
+                push((e.lhs, guards))
+                push((e.rhs, guards))
+            continue
+        if t is A.Index:
+            push((e.base, guards))
+            for sub in e.subs:
+                ts = type(sub)
+                if ts is A.Point:
+                    push((sub.index, guards))
+                elif ts is A.SpanSub:
+                    push((sub.start, guards))
+                    push((sub.length, guards))
+                else:
+                    if sub.lo is not None:
+                        push((sub.lo, guards))
+                    if sub.hi is not None:
+                        push((sub.hi, guards))
+            continue
         if isinstance(e, A.Binary) and e.op in ("&&", "||"):
-            stack.append((e.rhs, guards + (e.lhs,)))
-            stack.append((e.lhs, guards))
+            push((e.rhs, guards + (e.lhs,)))
+            push((e.lhs, guards))
             continue
         if isinstance(e, A.Call) and id(e) in inst.calls:
             for a in e.args:
-                stack.append((a, guards))
+                push((a, guards))
             continue
         for child in expr_children(e):
-            stack.append((child, guards))
+            push((child, guards))
 
 
 def _add(facts, site, info, ast, statement_level: bool, guards) -> None:
