@@ -1,5 +1,9 @@
 """AST -> control-flow graph: one ``networkx.DiGraph`` per kernel, functions inlined.
 
+The builder keeps the edges in a dict (``KernelCFG.edge_back``) and the analysis reads them
+there; ``KernelCFG.graph`` makes the ``networkx.DiGraph`` the first time it is asked for (by
+``--dump-cfg``, say), since building one for every node cost more than the rest of the CFG.
+
 Nodes are integers. Each carries a ``Site``: what the node is (entry, exit, a statement, a
 condition, a loop's init/step, an inlined call, a function's return join), the AST behind it, the
 ``Instance`` (kernel body or inlined call) it belongs to, and its *control parent*: the condition,
