@@ -288,3 +288,25 @@ def test_an_unroll_factor_named_by_a_constant_reaches_llvm():
         result = build_source(src, "k.ph", defines, resources=False)
         assert result.ok, [(d.code, d.message) for d in result.diagnostics]
         assert re.findall(r'!"llvm.loop.unroll.count", i32 (\d+)', result.kernels[0].llvm_ir) == want
+
+
+def test_a_kernel_past_the_size_limit_is_PH213_not_a_minutes_long_build(monkeypatch):
+    """Found by the fuzzer: a 4 MiB file of statements took 34 s to build (LLVM's time grows
+    faster than the kernel). Past MAX_KERNEL_SIZE the build stops with a located PH213."""
+    import phobos_tools.lowering.build as B
+    body = "  acc += A[0, ctx.thread] * 0.5\n" * 40
+    src = ("fn twice(x: f32) -> f32 {\n  return x + x\n}\n\n@launch(32)\n"
+           "kernel big(A: tensor<f32>[2, 32], O: tensor<f32>[32]) {\n  var acc: f32 = 0.0\n"
+           + body + "  O[ctx.thread] = twice(acc)\n}\n\n@launch(32)\nkernel small(O: tensor<f32>[32]) {\n"
+           "  O[ctx.thread] = 1.0\n}\n")
+    result = B.build_source(src, "k.ph", resources=False)
+    assert result.ok and [k.name for k in result.kernels] == ["big", "small"]
+    size = B.kernel_size(result.check.semantics.kernels[0].instance)
+    assert 40 * 7 < size < 40 * 7 + 40                     # ~7 per statement, the inlined call counted
+    monkeypatch.setattr(B, "MAX_KERNEL_SIZE", size - 1)
+    result = B.build_source(src, "k.ph", resources=False)
+    assert [(d.code, d.span.line, d.span.column) for d in result.diagnostics] == [("PH213", 6, 8)]
+    assert "kernel `big` is too large to build" in result.diagnostics[0].message
+    assert [k.name for k in result.kernels] == ["small"]     # the other kernels still build
+    monkeypatch.setattr(B, "MAX_KERNEL_SIZE", size)
+    assert B.build_source(src, "k.ph", resources=False).ok
