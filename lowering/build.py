@@ -6,6 +6,8 @@ and any failure inside the lowering (LLVM included) becomes internal error PH901
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,6 +78,7 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
         if not pairs:
             names = ", ".join(k.kernel.name for k in checked.semantics.kernels) or "none"
             raise NoSuchKernel(f"no kernel named `{kernel}` in {path} (kernels: {names})")
+    verified = []                           # (kinfo, stages 1-2 done) of the kernels still going
     for kinfo, analysis in pairs:
         size = kernel_size(kinfo.instance, MAX_KERNEL_SIZE)
         if size > MAX_KERNEL_SIZE:
@@ -87,9 +90,19 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
                      "statements, or split the kernel",
                 notes=["phobos-check accepts it; only the build stops here, so that it stays quick"]))
             continue
-        built = _lower_one(kinfo, analysis, arch, path, resources, result.diagnostics)
-        if built is not None:
-            result.kernels.append(built)
+        v = _guarded(kinfo, result.diagnostics, lambda: _build_and_verify(kinfo, analysis, arch, path))
+        if v is not None:
+            verified.append((kinfo, v))
+    # LLVM's passes and PTX printer: in forked children, one per CPU; then ptxas, as many at once
+    from .pipeline import codegen_many
+    ptxs = codegen_many([v for _, v in verified], arch)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        futures = [pool.submit(_resources, ptx, arch) if resources and isinstance(ptx, str) else None
+                   for ptx in ptxs]
+        for (kinfo, v), ptx, future in zip(verified, ptxs, futures):
+            built = _guarded(kinfo, result.diagnostics, lambda: _finish(kinfo, v, ptx, future, arch))
+            if built is not None:
+                result.kernels.append(built)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
@@ -112,33 +125,49 @@ def _check(source, path, defines, arch):
     return check_source(source, path, defines, arch=arch)
 
 
-def _lower_one(kinfo, analysis, arch, path, resources, diagnostics) -> BuiltKernel | None:
+def _build_and_verify(kinfo, analysis, arch, path):
     from .emit import unsupported_ops
-    from .manifest import manifest
-    from .pipeline import compile_kernel
+    from .pipeline import build_and_verify
 
-    name = kinfo.kernel.name
     missing = unsupported_ops(kinfo)
     if missing:
-        for u in missing:
+        raise _NotLowered(missing)
+    return build_and_verify(kinfo, analysis, arch, path)
+
+
+def _finish(kinfo, v, ptx, future, arch) -> BuiltKernel:
+    from .manifest import manifest
+
+    if isinstance(ptx, Exception):
+        raise ptx
+    res, log = future.result() if future is not None else (None, None)
+    return BuiltKernel(v.name, arch, ptx, v.llvm_ir, manifest(kinfo, arch, res, v.dynamic_shared_bytes), log)
+
+
+class _NotLowered(Exception):
+    def __init__(self, missing):
+        self.missing = missing
+
+
+def _guarded(kinfo, diagnostics, step):
+    """``step()``, with what stops it as diagnostics: operations not lowered yet (PH210), shared
+    memory over the target (PH211), and any other failure, a bug (PH901)."""
+    name = kinfo.kernel.name
+    try:
+        return step()
+    except _NotLowered as e:
+        for u in e.missing:
             diagnostics.append(Diagnostic(UNSUPPORTED_CODE, str(u), u.span, label="not lowered yet",
                                           help=u.help, notes=[f"in kernel `{name}`"]))
-        return None
-    try:
-        compiled = compile_kernel(kinfo, analysis, arch, path)
-        res, log = (_resources(compiled.ptx, arch) if resources else (None, None))
     except Unsupported as u:
         label = "not lowered yet" if u.code == UNSUPPORTED_CODE else None
         diagnostics.append(Diagnostic(u.code, str(u), u.span or kinfo.kernel.name_span, label=label, help=u.help))
-        return None
     except Exception as exc:                 # noqa: BLE001 - every failure here is a bug: PH901
         span = getattr(exc, "span", None) or kinfo.kernel.name_span or Span(1, 1, 1, 1)
         what = str(exc) if isinstance(exc, LoweringError) else f"{type(exc).__name__}: {exc}"
         diagnostics.append(Diagnostic(INTERNAL_CODE, f"internal error while lowering `{name}`: {what}", span,
                                       help="this is a bug in phobos-build; please report it with this file"))
-        return None
-    return BuiltKernel(name, arch, compiled.ptx, compiled.llvm_ir,
-                       manifest(kinfo, arch, res, compiled.dynamic_shared_bytes), log)
+    return None
 
 
 def _resources(ptx: str, arch: str):

@@ -16,6 +16,7 @@ with LLVM's own message instead of the death of the caller.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
@@ -159,56 +160,144 @@ def check_ptx(ptx: str, entry: str, arch: str) -> None:
         raise LoweringError(f"`{entry}` is not a kernel entry in the PTX (it became a .func?)")
 
 
-def compile_kernel(kinfo, analysis, arch: str, source_path: str) -> Compiled:
-    """All four stages for one kernel."""
+@dataclass
+class Verified:
+    """A kernel through stages 1 and 2: its module built, printed, parsed and verified."""
+    name: str
+    llvm_ir: str
+    mod: object
+    dynamic_shared_bytes: int
+
+
+def build_and_verify(kinfo, analysis, arch: str, source_path: str) -> Verified:
+    """Stages 1 and 2 for one kernel (here, in this process: they run our code, not LLVM's passes)."""
     module = build_module(kinfo, analysis, arch, source_path)
     text = module_text(module)
-    mod = parse_and_verify(text)
+    return Verified(kinfo.kernel.name, text, parse_and_verify(text), module.phobos_dynamic_shared_bytes)
+
+
+def compile_kernel(kinfo, analysis, arch: str, source_path: str) -> Compiled:
+    """All four stages for one kernel."""
+    v = build_and_verify(kinfo, analysis, arch, source_path)
+    result = codegen_many([v], arch)[0]
+    if isinstance(result, Exception):
+        raise result
+    return Compiled(v.llvm_ir, result, v.dynamic_shared_bytes)
+
+
+def _codegen(v: Verified, arch: str, tm) -> str:
+    optimize(v.mod, tm)
+    v.mod.verify()
+    ptx = emit_ptx(v.mod, tm)
+    check_ptx(ptx, v.name, arch)
+    return ptx
+
+
+def codegen_many(kernels: list[Verified], arch: str, workers: int | None = None) -> list:
+    """Stages 3 and 4 for several kernels: each kernel's PTX, or the LoweringError that stopped it.
+    The kernels are shared among up to ``workers`` (default: the CPUs) forked children that run at
+    once, each doing its share in turn; when a child dies (an LLVM abort), each of its kernels is
+    done again in a child of its own, so that the abort is reported for the kernel that caused it
+    and the others still build."""
+    if not kernels:
+        return []
     tm = target_machine(arch)
 
-    def codegen() -> str:
-        optimize(mod, tm)
-        mod.verify()
-        return emit_ptx(mod, tm)
+    def share(group):
+        def work():
+            out = []
+            for v in group:
+                try:
+                    out.append(["ptx", _codegen(v, arch, tm)])
+                except LoweringError as e:
+                    out.append(["error", str(e)])
+                except RuntimeError as e:                      # the verifier after the passes
+                    out.append(["error", f"the optimized module does not verify: {str(e).strip()}"])
+            return json.dumps(out)
+        return work
 
-    ptx = run_isolated(codegen)
-    check_ptx(ptx, kinfo.kernel.name, arch)
-    return Compiled(text, ptx, module.phobos_dynamic_shared_bytes)
+    def decode(text):
+        return [data if kind == "ptx" else LoweringError(data) for kind, data in json.loads(text)]
+
+    n = max(1, min(workers or os.cpu_count() or 1, len(kernels)))
+    groups = [kernels[i::n] for i in range(n)]
+    results: dict[int, object] = {}
+    for group, outcome in zip(groups, _run_forked([share(g) for g in groups])):
+        if isinstance(outcome, LoweringError) and len(group) > 1:
+            outcome = None                                      # find which kernel it was, below
+        for j, v in enumerate(group):
+            results[id(v)] = (outcome if isinstance(outcome, LoweringError)
+                              else decode(outcome)[j] if outcome is not None else None)
+    retry = [v for v in kernels if results[id(v)] is None]
+    for v, outcome in zip(retry, _run_forked([share([v]) for v in retry], at_once=n)):
+        results[id(v)] = outcome if isinstance(outcome, LoweringError) else decode(outcome)[0]
+    return [results[id(v)] for v in kernels]
 
 
 def run_isolated(work) -> str:
     """Run ``work()`` (which returns text) in a forked child, so that an LLVM abort cannot take
     the caller down; any failure of the child becomes a LoweringError with what it printed.
     ``PHOBOS_LOWERING_INPROCESS=1`` (or a platform without fork) runs it here instead."""
+    outcome = _run_forked([work])[0]
+    if isinstance(outcome, LoweringError):
+        raise outcome
+    return outcome
+
+
+def _run_forked(works: list, at_once: int | None = None) -> list:
+    """``work()`` of each, each in a forked child, up to ``at_once`` (default: all) at a time: its
+    text, or a LoweringError saying how the child died and what it printed."""
     if not hasattr(os, "fork") or os.environ.get("PHOBOS_LOWERING_INPROCESS") == "1":
-        return work()
-    read_fd, write_fd = os.pipe()
-    with tempfile.TemporaryFile() as err:
-        pid = os.fork()
-        if pid == 0:                                   # the child: never returns
-            status = 0
+        return [work() for work in works]
+    at_once = at_once or len(works) or 1
+    outcomes: list = [None] * len(works)
+    running: dict[int, tuple] = {}
+    pending = list(enumerate(works))
+    try:
+        while pending or running:
+            while pending and len(running) < at_once:
+                i, work = pending.pop(0)
+                out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
+                running[_fork(work, out, err)] = (i, out, err)
+            pid = next(iter(running))                   # the oldest: only our own children
+            _, status = os.waitpid(pid, 0)
+            i, out, err = running.pop(pid)
+            with out, err:
+                if status == 0:
+                    out.seek(0)
+                    outcomes[i] = out.read().decode()
+                else:
+                    err.seek(0)
+                    message = err.read().decode("utf-8", "replace").strip()
+                    how = (f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
+                           else f"exited with status {os.WEXITSTATUS(status)}")
+                    outcomes[i] = LoweringError(f"LLVM code generation {how}: {message[-2000:] or 'no message'}")
+    finally:
+        for pid, (_, out, err) in running.items():     # interrupted: leave no child behind
             try:
-                os.close(read_fd)
-                os.dup2(err.fileno(), 2)
-                import faulthandler
-                faulthandler.disable()                 # the abort's report is LLVM's message
-                data = work().encode()
-                with os.fdopen(write_fd, "wb") as out:
-                    out.write(data)
-            except BaseException as exc:               # noqa: BLE001 - reported to the parent
-                try:
-                    os.write(2, f"\n{type(exc).__name__}: {exc}".encode())
-                finally:
-                    status = 3
-            os._exit(status)
-        os.close(write_fd)
-        with os.fdopen(read_fd, "rb") as inp:
-            data = inp.read()
-        _, status = os.waitpid(pid, 0)
-        if status != 0:
-            err.seek(0)
-            message = err.read().decode("utf-8", "replace").strip()
-            how = (f"was killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status)
-                   else f"exited with status {os.WEXITSTATUS(status)}")
-            raise LoweringError(f"LLVM code generation {how}: {message[-2000:] or 'no message'}")
-        return data.decode()
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+            out.close()
+            err.close()
+    return outcomes
+
+
+def _fork(work, out, err) -> int:
+    pid = os.fork()
+    if pid == 0:                                       # the child: never returns
+        status = 0
+        try:
+            os.dup2(err.fileno(), 2)
+            import faulthandler
+            faulthandler.disable()                     # the abort's report is LLVM's message
+            out.write(work().encode())
+            out.flush()
+        except BaseException as exc:                   # noqa: BLE001 - reported to the parent
+            try:
+                os.write(2, f"\n{type(exc).__name__}: {exc}".encode())
+            finally:
+                status = 3
+        os._exit(status)
+    return pid

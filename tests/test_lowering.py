@@ -257,6 +257,29 @@ def test_an_llvm_abort_becomes_a_lowering_error():
     assert "signal" in str(e.value)
 
 
+def test_an_llvm_abort_in_one_kernel_of_many_is_that_kernels_ph901(monkeypatch):
+    """Kernels go through LLVM's passes together, one forked child per CPU; when a child dies its
+    kernels are redone one by one, so only the kernel that aborts is reported and the rest build."""
+    if not hasattr(os, "fork"):
+        pytest.skip("isolation needs fork")
+    from phobos_tools.lowering import pipeline
+    real = pipeline._codegen
+
+    def aborting(v, arch, tm):
+        if v.name == "k2":
+            os.abort()
+        return real(v, arch, tm)
+    monkeypatch.setattr(pipeline, "_codegen", aborting)
+    monkeypatch.delenv("PHOBOS_LOWERING_INPROCESS", raising=False)
+    src = "".join(f"@launch(32)\nkernel k{i}(O: tensor<f32>[32]) {{\n  O[ctx.thread] = {i}.0\n}}\n\n"
+                  for i in range(5))
+    r = build_source(src, "t.ph", resources=False)
+    assert [(d.code, d.span.line) for d in r.diagnostics] == [("PH901", 12)], r.diagnostics
+    assert "killed by signal" in r.diagnostics[0].message and "`k2`" in r.diagnostics[0].message
+    assert [k.name for k in r.kernels] == ["k0", "k1", "k3", "k4"]
+    assert all(".entry " + k.name + "(" in k.ptx for k in r.kernels)
+
+
 def test_a_failure_inside_the_lowering_is_ph901(monkeypatch):
     from phobos_tools.lowering import emit
 
