@@ -54,7 +54,7 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
     result.text = text
     from .semantics import analyze
     from .syntax import parse
-    with _no_gc():
+    with pause_gc():
         program = parse(text, diags)
         result.program = program
         if program is not None and not any(d.severity == ERROR for d in diags):
@@ -70,7 +70,7 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
 
 
 @contextmanager
-def _no_gc():
+def pause_gc():
     """Pause the cyclic garbage collector while building trees.
 
     Parsing allocates hundreds of thousands of long-lived objects (tokens, nodes, spans) and no

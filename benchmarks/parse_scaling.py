@@ -21,19 +21,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_kernels import kernel_source  # noqa: E402
 
 from phobos_tools.analyzer import check_source  # noqa: E402
-from phobos_tools.analyzer.api import _no_gc  # noqa: E402
+from phobos_tools.analyzer.api import pause_gc  # noqa: E402
 from phobos_tools.analyzer.semantics import analyze  # noqa: E402
 from phobos_tools.analyzer.syntax import parse  # noqa: E402
 
 
 def _parse_as_checked(src: str) -> None:
-    with _no_gc():                # as check_source runs it
+    with pause_gc():                # as check_source runs it
         parse(src, [])
 
 
 def _parse_and_type_check(src: str) -> None:
     """The front end only (issue 2's target): parse, names, types, shapes, op classes."""
-    with _no_gc():
+    with pause_gc():
         diags: list = []
         program = parse(src, diags)
         analyze(program, None, diags)

@@ -72,6 +72,14 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
     result = BuildResult(path, checked.text, list(checked.diagnostics), check=checked)
     if not checked.ok or checked.semantics is None:
         return result
+    from ..analyzer.api import pause_gc
+    with pause_gc():        # the emitter makes llvmlite objects by the million: collection took 40 %
+        _lower_all(result, checked, arch, path, kernel, resources)
+    result.diagnostics.sort(key=Diagnostic.sort_key)
+    return result
+
+
+def _lower_all(result, checked, arch, path, kernel, resources) -> None:
     pairs = list(zip(checked.semantics.kernels, checked.analyses))
     if kernel is not None:
         pairs = [(k, a) for k, a in pairs if k.kernel.name == kernel]
@@ -103,8 +111,6 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
             built = _guarded(kinfo, result.diagnostics, lambda: _finish(kinfo, v, ptx, future, arch))
             if built is not None:
                 result.kernels.append(built)
-    result.diagnostics.sort(key=Diagnostic.sort_key)
-    return result
 
 
 def kernel_size(inst, stop: int | None = None) -> int:
