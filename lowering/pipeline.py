@@ -57,13 +57,6 @@ def target_machine(arch: str):
     return target.create_target_machine(cpu=arch, features=PTX_FEATURES, opt=3)
 
 
-@dataclass
-class Compiled:
-    llvm_ir: str          # the module as built (stage 1), before optimization
-    ptx: str
-    dynamic_shared_bytes: int = 0
-
-
 # ---------------------------------------------------------------- stage 1: build
 def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool = True):
     """The kernel's module, in the static shared-memory layout when its tiles fit in 48 KB,
@@ -164,8 +157,8 @@ def check_ptx(ptx: str, entry: str, arch: str) -> None:
 class Verified:
     """A kernel through stages 1 and 2: its module built, printed, parsed and verified."""
     name: str
-    llvm_ir: str
-    mod: object
+    llvm_ir: str                  # the module as built (stage 1), before optimization
+    mod: object                   # LLVM's parsed module, which stages 3 and 4 transform
     dynamic_shared_bytes: int
 
 
@@ -174,15 +167,6 @@ def build_and_verify(kinfo, analysis, arch: str, source_path: str) -> Verified:
     module = build_module(kinfo, analysis, arch, source_path)
     text = module_text(module)
     return Verified(kinfo.kernel.name, text, parse_and_verify(text), module.phobos_dynamic_shared_bytes)
-
-
-def compile_kernel(kinfo, analysis, arch: str, source_path: str) -> Compiled:
-    """All four stages for one kernel."""
-    v = build_and_verify(kinfo, analysis, arch, source_path)
-    result = codegen_many([v], arch)[0]
-    if isinstance(result, Exception):
-        raise result
-    return Compiled(v.llvm_ir, result, v.dynamic_shared_bytes)
 
 
 def _codegen(v: Verified, arch: str, tm) -> str:
@@ -222,31 +206,26 @@ def codegen_many(kernels: list[Verified], arch: str, workers: int | None = None)
     n = max(1, min(workers or os.cpu_count() or 1, len(kernels)))
     groups = [kernels[i::n] for i in range(n)]
     results: dict[int, object] = {}
-    for group, outcome in zip(groups, _run_forked([share(g) for g in groups])):
-        if isinstance(outcome, LoweringError) and len(group) > 1:
-            outcome = None                                      # find which kernel it was, below
-        for j, v in enumerate(group):
-            results[id(v)] = (outcome if isinstance(outcome, LoweringError)
-                              else decode(outcome)[j] if outcome is not None else None)
+    for group, outcome in zip(groups, run_forked([share(g) for g in groups])):
+        if not isinstance(outcome, LoweringError):
+            outcomes = decode(outcome)
+        elif len(group) == 1:
+            outcomes = [outcome]
+        else:
+            outcomes = [None] * len(group)                      # find which kernel it was, below
+        for v, o in zip(group, outcomes):
+            results[id(v)] = o
     retry = [v for v in kernels if results[id(v)] is None]
-    for v, outcome in zip(retry, _run_forked([share([v]) for v in retry], at_once=n)):
+    for v, outcome in zip(retry, run_forked([share([v]) for v in retry], at_once=n)):
         results[id(v)] = outcome if isinstance(outcome, LoweringError) else decode(outcome)[0]
     return [results[id(v)] for v in kernels]
 
 
-def run_isolated(work) -> str:
-    """Run ``work()`` (which returns text) in a forked child, so that an LLVM abort cannot take
-    the caller down; any failure of the child becomes a LoweringError with what it printed.
-    ``PHOBOS_LOWERING_INPROCESS=1`` (or a platform without fork) runs it here instead."""
-    outcome = _run_forked([work])[0]
-    if isinstance(outcome, LoweringError):
-        raise outcome
-    return outcome
-
-
-def _run_forked(works: list, at_once: int | None = None) -> list:
-    """``work()`` of each, each in a forked child, up to ``at_once`` (default: all) at a time: its
-    text, or a LoweringError saying how the child died and what it printed."""
+def run_forked(works: list, at_once: int | None = None) -> list:
+    """``work()`` of each (a function returning text), each in a forked child so that an LLVM abort
+    cannot take the caller down, up to ``at_once`` (default: all) at a time: its text, or a
+    LoweringError saying how the child died and what it printed. ``PHOBOS_LOWERING_INPROCESS=1``
+    (or a platform without fork) runs them here instead."""
     if not hasattr(os, "fork") or os.environ.get("PHOBOS_LOWERING_INPROCESS") == "1":
         return [work() for work in works]
     at_once = at_once or len(works) or 1
