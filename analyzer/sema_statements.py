@@ -3,6 +3,8 @@ assignment (§8)."""
 
 from __future__ import annotations
 
+from math import prod
+
 from .builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
 from .ops import ASSIGN, STORE, OpClass, OpInfo
@@ -377,11 +379,11 @@ class StatementChecks:
                 self.error("PH107", "the unroll factor must be a compile-time constant", s.unroll.span)
             elif n < 1:
                 self.error("PH119", f"the unroll factor must be at least 1, not {n}", s.unroll.span)
-            elif n * self.unroll_product > MAX_UNROLL:
-                if self.unroll_product == 1:
+            elif n * (outer := prod(f for _, f in self.unrolled)) > MAX_UNROLL:
+                if outer == 1:
                     msg = f"the unroll factor must be at most {MAX_UNROLL}, not {n}"
                 else:
-                    msg = (f"with the enclosing loops' unroll factors this makes {n * self.unroll_product} "
+                    msg = (f"with the enclosing loops' unroll factors this makes {n * outer} "
                            f"copies of the body, more than {MAX_UNROLL}")
                 self.error("PH119", msg, s.unroll.span,
                            notes=[f"the loop at {sp.line}:{sp.column} unrolls {f} times" for sp, f in self.unrolled],
@@ -390,16 +392,15 @@ class StatementChecks:
             else:
                 unroll = n
                 self.expr(s.unroll)         # resolves its names, for the lowering to fold it again
-        saved, saved_product = self.scope, self.unroll_product
+        saved = self.scope
         self.scope = Scope(saved, loop=True)
-        self.unroll_product *= unroll
         if unroll > 1:
             self.unrolled.append((s.unroll.span, unroll))
         self.new_binding(s.var, "loop", lt, s.var_span, node=s)
         self.nested_block(s.body, loop=False)
         if unroll > 1:
             self.unrolled.pop()
-        self.scope, self.unroll_product = saved, saved_product
+        self.scope = saved
 
     def stmt_Break(self, s: A.Break) -> None:
         self.jump(s, "break")

@@ -47,8 +47,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
         self.scope: Scope | None = None
         self.fn_ret: Type | None = None       # declared return type of the function being checked
         self.in_function = False
-        self.unroll_product = 1               # the product of the unroll factors of the enclosing loops
-        self.unrolled: list[tuple[Span, int]] = []   # those loops (factor spans), through calls too
+        self.unrolled: list[tuple[Span, int]] = []   # enclosing unrolled loops (factor span, factor), through calls too
         # checking an uncalled function: its dims are names bound only at a call, so whatever depends
         # on their values (static shapes, matching extents, run lengths) is left to the call
         self.generic = False
