@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,  # noqa: F401
+from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,
                      UsageError, add_define_option, parse_defines)
 
 EXIT_BROKEN_PIPE = 141      # the shell's 128 + SIGPIPE

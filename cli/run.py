@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, EXIT_USAGE,  # noqa: F401
-                     Parser, UsageError, add_define_option, guarded, parse_defines)
+from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, Parser, UsageError, add_define_option, guarded,
+                     parse_defines)
 
 EXIT_DYNAMIC = 4
 PROG = "phobos-run"

@@ -485,8 +485,8 @@ class KernelEmitter:
         self.b.position_at_end(body)
         unroll = self.const_int(s.unroll) if s.unroll is not None else self._default_unroll(s)
         if unroll is not None:
-            # the checker bounds the factors of lexically nested loops (MAX_UNROLL); loops nested
-            # through inlined functions can still multiply, so the inner factor gives way here
+            # the checker bounds the written factors of nested loops, inlined calls included
+            # (MAX_UNROLL); the default factor of a small loop inside them gives way here
             unroll = max(1, min(unroll, MAX_UNROLL // self.unroll_product))
         saved_product = self.unroll_product
         self.unroll_product *= unroll or 1

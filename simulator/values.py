@@ -25,7 +25,6 @@ INT_BITS = {"i8": 8, "u8": 8, "i32": 32, "i64": 64}
 _UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
-
 def dtype_of(t: Scalar) -> np.dtype:
     return NUMPY_DTYPES[settle(t).name]
 
