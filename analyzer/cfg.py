@@ -40,6 +40,8 @@ class Site:
     loops: tuple = ()            # enclosing loops, outermost first (Loop ids)
     whole_condition: object = None   # on the last node of a split condition: the whole condition
     loop_header_of: int | None = None
+    short_circuit: tuple = ()    # on a CALL node: the left operands of the `&&`/`||` whose right
+                                 # side holds the call (it runs only where they decide so)
 
     @property
     def span(self):
@@ -53,6 +55,7 @@ class Loop:
     ast: object
     inst: Instance
     header: int                  # the condition node (for: `i < hi`; while: the first condition node)
+    init: int = -1               # for: the node that evaluates lo, hi and step, once, before the loop
     nodes: set = field(default_factory=set)
     latches: list = field(default_factory=list)   # sources of back edges
     exit_nodes: list = field(default_factory=list)
@@ -293,29 +296,28 @@ class Builder:
         return f + loop.exit_nodes
 
     def for_stmt(self, s: A.For, preds, inst, parent) -> list[int]:
-        lo = s.args[0] if s.args else None
-        hi = s.args[1] if len(s.args) > 1 else None
-        step = s.args[2] if len(s.args) > 2 else None
-        preds = self.inline_calls([a for a in (lo,) if a is not None], preds, inst, parent)
-        init = self.node(FOR_INIT, s, inst, parent, tuple(a for a in (lo,) if a is not None))
+        # lo, hi and step are evaluated once, before the first iteration, under the control
+        # around the loop (as the lowering and the simulator run them); the header only compares
+        # the loop variable with the saved `hi`, and the latch only adds the saved `step`
+        bounds = tuple(s.args)
+        preds = self.inline_calls(bounds, preds, inst, parent)
+        init = self.node(FOR_INIT, s, inst, parent, bounds)
         self.connect(preds, init)
-        loop = Loop(len(self.loops), "for", s, inst, -1)
+        loop = Loop(len(self.loops), "for", s, inst, -1, init=init)
         loop.parent = self._loop_stack[-1].id if self._loop_stack else None
         loop.block_depth = len(self._blocks)
         self.loops.append(loop)
         self.push_loop(loop)
-        hpreds = self.inline_calls([hi] if hi is not None else [], [init], inst, parent)
-        header = self.node(COND, s, inst, parent, tuple(a for a in (hi,) if a is not None))
+        header = self.node(COND, s, inst, parent)
         self.sites[header].loop_header_of = loop.id
         loop.header = header
         loop.last_cond = header
-        self.connect(hpreds, header)
+        self.connect([init], header)
         self.push_guard((header, True))
         body_exits = self.block(s.body.stmts, [header], inst, header)
         conts = self._continue_edges.pop(loop.id, [])
-        spreds = self.inline_calls([step] if step is not None else [], body_exits + conts, inst, header)
-        step_node = self.node(FOR_STEP, s, inst, header, tuple(a for a in (step,) if a is not None))
-        self.connect(spreds, step_node)
+        step_node = self.node(FOR_STEP, s, inst, header)
+        self.connect(body_exits + conts, step_node)
         self.pop_guard()
         self.connect([step_node], header, back=True)
         loop.latches = [step_node]
@@ -327,9 +329,11 @@ class Builder:
         """Inline, in evaluation order, every user-function call in ``exprs``."""
         if not inst.calls:
             return preds
-        for call in _calls_in(exprs, inst):
+        for call, short_circuit in _calls_in(exprs, inst):
             callee = inst.calls[id(call)]
             cn = self.node(CALL, call, inst, parent, tuple(call.args))
+            if short_circuit:
+                self.sites[cn].short_circuit = short_circuit
             self.connect(preds, cn)
             self.call_nodes[id(callee)] = cn
             self._function_stack.append({"join": None, "blocks_base": len(self._blocks),
@@ -348,19 +352,24 @@ class Builder:
 
 
 def _calls_in(exprs, inst: Instance):
-    """User-function calls in ``exprs``, innermost first, left to right (evaluation order)."""
+    """User-function calls in ``exprs``, innermost first, left to right (evaluation order), each
+    with the left operands of the enclosing ``&&``/``||`` whose right side holds it."""
     out = []
     for e in exprs:
-        stack = [(e, False)]
+        stack = [(e, False, ())]
         while stack:
-            node, done = stack.pop()
+            node, done, guards = stack.pop()
             if done:
                 if isinstance(node, A.Call) and id(node) in inst.calls:
-                    out.append(node)
+                    out.append((node, guards))
                 continue
-            stack.append((node, True))
+            stack.append((node, True, guards))
+            if isinstance(node, A.Binary) and node.op in ("&&", "||"):
+                stack.append((node.rhs, False, guards + (node.lhs,)))
+                stack.append((node.lhs, False, guards))
+                continue
             for child in reversed(_expr_children(node)):
-                stack.append((child, False))
+                stack.append((child, False, guards))
     return out
 
 

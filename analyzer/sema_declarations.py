@@ -4,7 +4,8 @@ functions, checked and inlined at every call."""
 from __future__ import annotations
 
 from .diagnostics.model import NOTE, Span
-from .sema_helpers import _describe, _always_returns
+from .ops import OpClass, OpInfo
+from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -337,6 +338,15 @@ class DeclarationChecks:
         if not ok:
             return ERROR
 
+        # a computed tile argument (`f(t * 2.0)`) is a sweep into a fresh tile, run in the caller
+        # before the call: a CTA-wide read of every tile it reads (§9.5)
+        for p, a, at in zip(fn.params, call.args, arg_types):
+            if p.type.kind == "tile" and not _is_plain_tile(a, self.inst) and id(a) not in self.inst.ops:
+                names: dict = {}
+                reads = _tile_reads(a, self.inst, names)
+                self.inst.ops[id(a)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", a.span,
+                                              operands=_broadcast_scalars(a, self.inst), reads=reads,
+                                              writes=[], read_names=names)
         # the memory behind each tensor/tile argument, looked up in the caller's instance
         arg_buffers = [at.buffer if isinstance(at, Tile) and at.buffer else self._buffer_of(a)
                        for a, at in zip(call.args, arg_types)]

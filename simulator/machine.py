@@ -367,10 +367,15 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         if isinstance(a, A.Index) and not a.is_point:
             return self.view_of(a)
         t = self.types[id(a)]
-        cidx = self.cta_gate(self.inst.ops.get(id(a)) or _NamedOp("tile argument", a.span))
+        op = self.inst.ops.get(id(a)) or _NamedOp("tile argument", a.span)
+        cidx = self.cta_gate(op)
         buf = Buffer.tile("argument", self.C, t.shape, t.elem)
         if cidx.size:
-            buf.data[cidx] = self.tile_result(a, cidx, t)
+            prev, self.cur_op = self.cur_op, op
+            try:
+                buf.data[cidx] = self.tile_result(a, cidx, t)
+            finally:
+                self.cur_op = prev
         return buf.region()
 
     # ---------------------------------------------------------------- names and memory

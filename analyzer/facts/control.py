@@ -3,7 +3,7 @@ each control node branches on, and the early exits with what they raise (LANGUAG
 
 from __future__ import annotations
 
-from ..cfg import COND, KernelCFG
+from ..cfg import CALL, COND, KernelCFG
 from ..syntax import ast as A
 
 
@@ -16,15 +16,23 @@ def emit(cfg: KernelCFG, facts) -> None:
             facts.back_edges.append((a, b, loop_of_header.get(b)))
         else:
             edges.append(edge)
+    loops = cfg.loops
     for site in cfg.sites:
         if site.parent is not None:
             facts.parent[site.id] = site.parent
         if site.kind == COND:
             if isinstance(site.ast, A.For):
-                for bound in site.ast.args:        # lo, hi, step: the loop's bounds
-                    facts.cond.append((site.id, facts.new_value(bound, site.id, site.inst)))
+                # lo, hi, step: the loop's bounds, the values its init node computed
+                init = loops[site.loop_header_of].init
+                for bound in site.ast.args:
+                    facts.cond.append((site.id, facts.new_value(bound, init, site.inst)))
             else:
                 facts.cond.append((site.id, facts.new_value(site.ast, site.id, site.inst)))
+        elif site.kind == CALL and site.short_circuit:
+            # a call on the right of `&&`/`||` runs only where the left operands let it: its
+            # body runs under control as varying as they are (like an `if` on them)
+            for g in site.short_circuit:
+                facts.cond.append((site.id, facts.new_value(g, site.id, site.inst)))
     # A loop's condition runs again in each later iteration, only in the threads still looping:
     # it runs under its own kind, as the statements of the body do (per-thread-values.md,
     # "Control"; LANGUAGE §9.3).

@@ -27,7 +27,11 @@ def emit(cfg: KernelCFG, facts) -> None:
                 if info.name == "barrier()":
                     barriers.append(site.id)
         elif kind == CALL:
-            continue     # a call's arguments are evaluated at the call node; walked below too
+            # a call's arguments are evaluated at its node, before the inlined body; the
+            # expression around the call (walked at its own node) does not walk them again
+            for root in site.exprs:
+                _walk(facts, site, root, site.short_circuit)
+            continue
         for root in site.exprs:
             if type(root) in _LEAVES:
                 info = ops.get(id(root))
@@ -45,11 +49,12 @@ def emit(cfg: KernelCFG, facts) -> None:
                 barriers.append(site.id)
 
 
-def _walk(facts, site, root) -> None:
-    """Record the operations inside one expression, with the guards of enclosing && / ||."""
+def _walk(facts, site, root, guards=()) -> None:
+    """Record the operations inside one expression, with the guards of enclosing && / ||
+    (``guards``: those around the expression itself, for a call's arguments)."""
     inst = site.inst
     ops = inst.ops
-    stack = [(root, ())]
+    stack = [(root, guards)]
     push = stack.append
     pop = stack.pop
     while stack:
@@ -91,9 +96,7 @@ def _walk(facts, site, root) -> None:
             push((e.lhs, guards))
             continue
         if isinstance(e, A.Call) and id(e) in inst.calls:
-            for a in e.args:
-                push((a, guards))
-            continue
+            continue        # its arguments belong to its CALL node (emit, above)
         for child in expr_children(e):
             push((child, guards))
 
