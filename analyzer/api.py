@@ -79,16 +79,29 @@ def pause_gc():
     without). Reference counting still frees everything; collection resumes afterwards."""
     was_enabled = gc.isenabled()
     gc.disable()
-    # The passes recurse along the tree, whose depth the parser bounds (MAX_NESTING levels, a
-    # few frames each): make sure Python's limit is above that bound while they run.
+    try:
+        with recursion_room():
+            yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@contextmanager
+def recursion_room():
+    """Raise Python's recursion limit above what the passes over a tree need.
+
+    The checker, the lowering and the simulator recurse along the tree, whose depth the parser
+    bounds (MAX_NESTING levels, a few frames each)."""
     limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 10_000))
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
         yield
     finally:
         sys.setrecursionlimit(limit)
-        if was_enabled:
-            gc.enable()
+
+
+RECURSION_LIMIT = 20_000
 
 
 def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:

@@ -265,7 +265,12 @@ class DeclarationChecks:
                        help="functions are inlined at every call, so they cannot recurse")
             return ERROR
         if len(self.call_stack) >= MAX_INLINE_DEPTH:
-            self.error("PH113", f"functions nested more than {MAX_INLINE_DEPTH} calls deep", call.span)
+            chain = self.call_stack + [fn.name]
+            shown = chain if len(chain) <= 6 else chain[:3] + ["..."] + chain[-2:]
+            self.error("PH008", f"calls nested more than {MAX_INLINE_DEPTH} deep "
+                       f"({' -> '.join(f'`{n}`' if n != '...' else n for n in shown)})", call.span,
+                       label=f"call {len(chain)} levels deep",
+                       help="functions are inlined at every call: call fewer functions from within functions")
             return ERROR
         if fn.name in self.bad_functions:          # its signature is already reported
             for a in call.args:

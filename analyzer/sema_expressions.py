@@ -12,7 +12,7 @@ from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
-                    Run, Scalar, Tensor, Tile, Type, arith_join, literal_fits, promote_int, settle)
+                    Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle)
 
 
 class ExpressionChecks:
@@ -503,8 +503,11 @@ class ExpressionChecks:
             return ERROR
         if isinstance(pt, ErrorType) or isinstance(args_t[0], ErrorType):
             return ERROR
-        if not (isinstance(pt, Scalar) and pt.is_int):
-            self.error("PH105", f"the lane operand of `shfl<{e.mode} ..>` is an i32, not {_describe(pt)}", e.param.span)
+        if not (isinstance(pt, Scalar) and assignable(pt, I32)):
+            # LANGUAGE §8: "`E` is `i32`" (exactly, as everywhere: only literals adapt)
+            self.error("PH105", f"the lane operand of `shfl<{e.mode} ..>` is an i32, not {_describe(pt)}",
+                       e.param.span, help=f"convert it: `i32({source_of(e.param)})`"
+                       if isinstance(pt, Scalar) and pt.is_numeric else None)
             return ERROR
         self.settle_expr(e.param, I32)
         vt = args_t[0]

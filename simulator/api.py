@@ -89,7 +89,9 @@ class Kernel:
             return self._run_gpu(args, kwargs, grid)
         bound = bind_arguments(self.info, args, kwargs)
         options = Options() if max_loop_iterations is None else Options(max_loop_iterations)
-        simulate(self.info, bound, normalize_grid(grid), options, self.program.path, self.program.text)
+        from ..analyzer.api import recursion_room
+        with recursion_room():      # the machine recurses along the tree, as the checker does
+            simulate(self.info, bound, normalize_grid(grid), options, self.program.path, self.program.text)
 
     def _run_gpu(self, args, kwargs, grid) -> None:
         if self.program.waived:

@@ -43,7 +43,7 @@ CASES = [
     Case("PH005", "kernel k() {\n  let = 1\n}\n", 2, 7, "expected a name, found `=`"),
     Case("PH006", "kernel k() {\n  if true\n  {\n  }\n}\n", 3, 3, "put `{` on the line of the condition"),
     Case("PH007", "kernel k() {\n  if true {\n  }\n  else {\n  }\n}\n", 4, 3, "`else` must follow `}` on the same line"),
-    Case("PH008", deep_ifs(150), 101, 1, "nesting deeper than 200 levels"),
+    Case("PH008", deep_ifs(600), 501, 1, "nesting deeper than 1000 levels"),
     Case("PH009", b"", 1, 1, "no kernel and no function"),
     Case("PH010", "kernel k() {\n  let a = 1 < 2 < 3\n}\n", 2, 17, "comparison operators cannot be chained"),
     Case("PH101", "kernel k() {\n  let a = b + 1\n}\n", 2, 11, "`b` is not declared"),
@@ -82,6 +82,16 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # calls nested past the inlining limit (32); a chain of 32 is fine (test_malformed.py)
+    Case("PH008", "".join(f"fn g{i}(x: i32) -> i32 {{\n  return g{i + 1}(x)\n}}\n" for i in range(33))
+         + "fn g33(x: i32) -> i32 {\n  return x\n}\nkernel k() {\n  let a = g0(1)\n}\n", 95, 10,
+         "calls nested more than 32 deep (`g0` -> `g1` -> `g2` -> ... -> `g31` -> `g32`)"),
+    # LANGUAGE §1 folds a minus before a literal, not before a parenthesized one
+    Case("PH104", "kernel k(O: tensor<i32>[2]) {\n  O[0] = -(2147483648)\n}\n", 2, 11,
+         "literal 2147483648 does not fit in i32"),
+    # LANGUAGE §8: a shuffle's lane operand `E` is i32 (an i64 was accepted and truncated)
+    Case("PH105", "kernel k(O: tensor<i32>[32], l: i64) {\n  O[ctx.thread] = shfl<idx l>(1)\n}\n", 2, 28,
+         "the lane operand of `shfl<idx ..>` is an i32, not i64", help="`i32(l)`"),
     Case("PH001", b"\xff\xfe", 1, 1, "byte 0xff at offset 0"),
     Case("PH001", "kernel k() {\n\t\u00e9\n}\n".encode() + b"\xc3", 4, 1, "byte 0xc3 at offset 19"),
     Case("PH001", b"kernel k() {\n  let \xe9\xe9 = 1\n}\n", 2, 7, "byte 0xe9 at offset 19"),
@@ -97,8 +107,8 @@ MORE_CASES = [
     Case("PH006", "kernel k()\n{\n}\n", 2, 1, "put `{` on the line of the kernel's header"),
     Case("PH006", "kernel k() {\n  for i in range(0, 4)\n  {\n  }\n}\n", 3, 3, "put `{` on the line of the `for`"),
     Case("PH006", "kernel k() {\n  while true\n  {\n  }\n}\n", 3, 3, "put `{` on the line of the condition"),
-    Case("PH008", "kernel k() {\n  let a = " + "-(1 + " * 120 + "1" + ")" * 120 + "\n}\n", 2, 601,
-         "nesting deeper than 200 levels"),
+    Case("PH008", "kernel k() {\n  let a = " + "-(1 + " * 600 + "1" + ")" * 600 + "\n}\n", 2, 3001,
+         "nesting deeper than 1000 levels"),
     Case("PH009", "// only a comment\n\n", 1, 1, "no kernel and no function"),
     Case("PH009", " \n\t\n;\n", 1, 1, "no kernel and no function"),
     Case("PH010", "kernel k() {\n  let a = 1 == 2 != 3\n}\n", 2, 18, "cannot be chained"),

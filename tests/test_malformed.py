@@ -311,7 +311,7 @@ def test_a_directory_of_malformed_files(tmp_path, capsys):
         "empty.ph": b"",
         "bad_utf8.ph": b"\xff",
         "nul.ph": b"\x00",
-        "deep.ph": ("kernel k() {\n" + "if true {\n" * 300 + "}\n" * 300 + "}\n").encode(),
+        "deep.ph": ("kernel k() {\n" + "if true {\n" * 600 + "}\n" * 600 + "}\n").encode(),
         "ok.ph": b"kernel k() {\n}\n",
         "half.ph": KERNEL_BYTES[0][: len(KERNEL_BYTES[0]) // 2],
     }
@@ -340,3 +340,30 @@ def test_unknown_shaped_parameter_type_in_a_called_function(tmp_path, capsys):
     src = "fn f(x: vec<f32>[4]) -> f32 {\n  return 1.0\n}\nkernel k() {\n  let a = f(1.0)\n}\n"
     result, _ = both(tmp_path, capsys, src, expect_status=1)
     assert "PH118" in codes(result)
+
+
+# ------------------------------------------------------------------ deep but within the limits
+
+
+def test_a_990_term_sum_checks_builds_and_runs(tmp_path):
+    # a flat chain nests one level per operator: 990 are within MAX_NESTING (1000) and every
+    # pass, the simulator's too, has the recursion room for them
+    from phobos_tools.simulator import loads
+    import numpy as np
+    src = ("@launch(32)\nkernel k(A: tensor<f32>[32], O: tensor<f32>[32]) {\n  O[ctx.thread] = "
+           + " + ".join(["A[ctx.thread]"] * 990) + "\n}\n")
+    assert codes(checked(src)) == []
+    a = np.random.default_rng(1).random(32, dtype=np.float32)
+    out = np.zeros(32, np.float32)
+    loads(src, "k.ph").kernel()(a, out, grid=(1,))
+    np.testing.assert_allclose(out, 990 * a.astype(np.float64), rtol=1e-4)
+    from phobos_tools.lowering.build import build_source
+    built = build_source(src, "k.ph")
+    assert built.ok and ".entry k" in built.kernels[0].ptx
+
+
+def test_a_chain_of_32_calls_and_folded_minimum_literals_are_accepted():
+    src = "".join(f"fn g{i}(x: i32) -> i32 {{\n  return g{i + 1}(x) + 1\n}}\n" for i in range(31))
+    src += "fn g31(x: i32) -> i32 {\n  return x\n}\n"
+    src += "kernel k(O: tensor<i32>[4]) {\n  O[0] = g0(1)\n  O[1] = -2147483648\n  O[2] = - 2147483648\n  O[3] = -(5)\n}\n"
+    assert codes(checked(src)) == []

@@ -27,7 +27,7 @@ from .tokens import LexStats, Tok, generic_parts, int_value, tokenize
 
 
 MAX_ERRORS = 25
-MAX_NESTING = 200   # blocks and expressions nested deeper than this are refused (PH008)
+MAX_NESTING = 1000  # blocks and expressions nested deeper than this are refused (PH008)
 
 
 def _span(first, last) -> Span:
@@ -60,6 +60,16 @@ def _lit_float(tok: Tok, negative: bool = False, minus: Tok | None = None) -> A.
     return A.FloatLit(-v if negative else v, tok.value, _span(minus or tok, tok))
 
 
+def _bare_literal(e):
+    """The literal class of ``e`` when it is a number literal as written (not in parentheses)."""
+    t = type(e)
+    if t is A.IntLit or t is A.FloatLit:
+        a = e.span
+        if a[0] == a[2] and a[3] - a[1] == len(e.text):
+            return t
+    return None
+
+
 class _Build(Transformer):
     """Inline callbacks: each receives the rule's children and returns an AST node."""
 
@@ -88,7 +98,12 @@ class _Build(Transformer):
         return A.Name(t.value, _new_span(Span, (t.line, t.column, t.line, t.end_column)))
 
     def paren(self, c):
-        return c[1]
+        e = c[1]
+        if type(e) is A.IntLit or type(e) is A.FloatLit:
+            # a literal in parentheses spans them: `-(2147483648)` is a minus before a
+            # parenthesized expression, not before a literal, and does not fold (see unary)
+            return type(e)(e.value, e.text, _span(c[0], c[2]))
+        return e
 
     # ---- operators
     def binary(self, c):
@@ -103,10 +118,11 @@ class _Build(Transformer):
 
     def unary(self, c):
         op, operand = c
-        # LANGUAGE §1: a `-` before a literal folds into it (so -2147483648 is an i32).
-        if op.value == "-" and isinstance(operand, A.IntLit) and operand.value >= 0:
+        # LANGUAGE §1: a `-` before a literal folds into it (so -2147483648 is an i32); not
+        # before a literal in parentheses (whose span is wider than its text, see paren)
+        if op.value == "-" and _bare_literal(operand) is A.IntLit and operand.value >= 0:
             return A.IntLit(-operand.value, operand.text, _span(op, operand))
-        if op.value == "-" and isinstance(operand, A.FloatLit) and not operand.text.startswith("-") \
+        if op.value == "-" and _bare_literal(operand) is A.FloatLit and not operand.text.startswith("-") \
                 and operand.value >= 0 and not _is_negzero(operand):
             return A.FloatLit(-operand.value, operand.text, _span(op, operand))
         return A.Unary(op.value, operand, _span(op, operand))
