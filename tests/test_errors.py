@@ -82,6 +82,10 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # LANGUAGE §2's lists end without a comma; one error per comma, and parsing goes on
+    Case("PH005", "@launch(32,)\nkernel k(A: tensor<f32>[4], b: i32,) {\n  let x = min(1, 2,)\n}\n", 1, 11,
+         "a trailing comma before `)`", only=False, help="remove the `,`"),
+    Case("PH005", "@autotune(X in [1, 2,])\nkernel k() {\n}\n", 1, 21, "a trailing comma before `]`"),
     # calls nested past the inlining limit (32); a chain of 32 is fine (test_malformed.py)
     Case("PH008", "".join(f"fn g{i}(x: i32) -> i32 {{\n  return g{i + 1}(x)\n}}\n" for i in range(33))
          + "fn g33(x: i32) -> i32 {\n  return x\n}\nkernel k() {\n  let a = g0(1)\n}\n", 95, 10,

@@ -442,7 +442,7 @@ def test_ctx_paths():
 
 
 def test_attribute_forms():
-    k = parse_ok("@launch(-1, BLOCK, -2.5, true, false)\n@autotune(X in [1, 2], Y in [-4,])\n"
+    k = parse_ok("@launch(-1, BLOCK, -2.5, true, false)\n@autotune(X in [1, 2], Y in [-4])\n"
                  "@aligned(K = 128)\n@cluster\n@foo()\nkernel k() {\n}\n").kernels[0]
     launch, autotune, aligned, cluster, foo = k.attrs
     assert launch.name == "launch" and [a.value for a in launch.args] == [
@@ -641,8 +641,8 @@ def test_byte_order_mark_is_ignored():
 
 
 ROUND_TRIP_SOURCES = [
-    "@launch(-1, BLOCK, -2.5, true)\n@autotune(X in [1, -2,], Y in [0x10])\n@cluster\n@foo()\n"
-    "kernel k(A: tensor<f32>[N, 4], b: bf16,) {\n"
+    "@launch(-1, BLOCK, -2.5, true)\n@autotune(X in [1, -2], Y in [0x10])\n@cluster\n@foo()\n"
+    "kernel k(A: tensor<f32>[N, 4], b: bf16) {\n"
     "  let a = -(5) + - -x - -1 - (-2147483648)\n"
     "  let c = (a < b) == c && !(d || e) || f & g == h\n"
     "  let d = shfl<down (n >> 1)>(v) + shfl<xor 1 + 2>(v) + shfl<idx -k>(v) + sum<over ctx.lane>(x)\n"
@@ -678,3 +678,12 @@ def test_printer_keeps_parentheses_of_a_generic_over_parameter():
 def test_printer_keeps_parentheses_of_a_literal_before_a_member():
     original = parse_ok("kernel k() {\n  let a = (1).x\n}\n")
     assert parse_ok(print_program(original)) == original
+
+
+def test_each_trailing_comma_is_one_error_and_the_rest_still_parses():
+    diags: list = []
+    program = parse("@launch(32,)\nkernel k(A: tensor<f32>[4,], b: i32,) {\n  let x = min(\n    1,\n    2,\n  )\n"
+                    "  A[0,] = 1.0\n}\n", diags)
+    assert [(d.code, d.span.line, d.span.column) for d in diags] == [
+        ("PH005", 1, 11), ("PH005", 2, 26), ("PH005", 2, 36), ("PH005", 5, 6), ("PH005", 7, 6)]
+    assert program is not None and [p.name for p in program.kernels[0].params] == ["A", "b"]

@@ -178,6 +178,14 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
                 if opener in brackets:
                     while brackets and brackets.pop() != opener:
                         pass
+                if last_type == "COMMA" and tkind != "RBRACE":
+                    # LANGUAGE §2's lists (`param { "," param }`, arguments, attribute lists)
+                    # end without a comma: report it and parse on as if it were not there
+                    comma = tokens.pop()
+                    errors.append(Diagnostic(
+                        "PH005", f"a trailing comma before `{value}`",
+                        Span(comma.line, comma.column, comma.line, comma.end_column),
+                        label="nothing follows this comma", help="remove the `,`"))
         n = len(tokens)
         if last_type in statement_starts:
             head_kind = tkind
