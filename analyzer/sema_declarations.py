@@ -76,8 +76,11 @@ class DeclarationChecks:
                 return ERROR
             return b.const_value
         if kind == "tile":
-            if b is not None and b.kind in ("function-dim",) and isinstance(b.const_value, int):
-                return b.const_value
+            if b is not None and b.kind == "function-dim":
+                if isinstance(b.const_value, int):
+                    return b.const_value        # bound at this call from a static extent
+                if self.generic:
+                    return d.name               # an uncalled function: known at each call only
             self.error("PH107", f"tile dimension `{d.name}` is not a compile-time constant", d.span,
                        label="not a constant",
                        help="use a literal, an `@autotune` name, or bind it with `-D NAME=VALUE`")

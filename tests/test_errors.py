@@ -376,6 +376,8 @@ GENERIC_OK = [
     "  let r = rowmax(c)\n  return r[0, 0]\n}",
     "fn f(a: tile<i8>[M, K], sa: tile<f32>[M, S], w: tile<i8>[N, K], sw: tile<f32>[N, S]) -> f32 {\n"
     "  let c = qdot_t(a, sa, w, sw)\n  return c[0, 0]\n}",
+    # a dim bound at each call may size a tile (a constant wherever the call passes a static extent)
+    "fn f(A: tensor<f32>[N]) -> f32 {\n  var t: tile<f32>[N] = A[0 :+ N]\n  return t[0]\n}",
 ]
 GENERIC_BAD = [
     ("fn f(a: tile<f32>[4, 8], b: tile<f32>[8, 4]) -> f32 {\n  var c = a + b\n  return 0.0\n}", "PH106", 2),
@@ -407,3 +409,11 @@ def test_a_generic_function_is_checked_again_at_each_call():
     bad = bad.replace("A[0 :+ 8]", "A[0 :+ 32]")
     result = check_source(bad)
     assert "PH111" in {d.code for d in result.diagnostics}, [(d.code, d.message) for d in result.diagnostics]
+
+
+def test_a_tile_sized_by_a_function_dim_needs_a_static_extent_at_the_call():
+    fn = "fn f(A: tensor<f32>[N]) -> f32 {\n  var t: tile<f32>[N] = A[0 :+ N]\n  return t[0]\n}\n"
+    static = fn + "@launch(32)\nkernel k(A: tensor<f32>[8], O: tensor<f32>[1]) {\n  O[0] = f(A)\n}\n"
+    assert check_source(static).ok
+    runtime = static.replace("tensor<f32>[8]", "tensor<f32>[M]")
+    assert [(d.code, d.span.line) for d in check_source(runtime).diagnostics] == [("PH107", 2), ("PH107", 2)]
