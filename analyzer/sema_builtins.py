@@ -10,7 +10,7 @@ from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
-                    Tensor, Tile, Type, assignable, promote_int, settle)
+                    Tensor, Tile, Type, assignable, literal_fits, promote_int, settle)
 
 
 class BuiltinCallChecks:
@@ -38,7 +38,13 @@ class BuiltinCallChecks:
             self.error("PH105", f"`{e.func}(..)` converts scalars, runs and tiles, not a {_describe(t)}", e.span)
             return ERROR
         if el.is_weak:
-            self.settle_expr(e.args[0], settle(el))
+            a = e.args[0]
+            # a literal converted on its own takes the conversion's type when it fits there
+            # (LANGUAGE §1: "the type its context needs"), so `i64(3000000000)` and `f64(1e300)`
+            # are what they say; otherwise it takes its default type and is then converted
+            fits = isinstance(a, (A.IntLit, A.FloatLit)) and assignable(el, target) \
+                and literal_fits(a.value, target)
+            self.settle_expr(a, target if fits else settle(el))
         if isinstance(t, Scalar):
             return target
         if isinstance(t, Tile):

@@ -315,3 +315,28 @@ kernel k(O: tensor<f32>[1], a: i8, b: bool, c: f16) {
         with pytest.raises(ArgumentError) as err:
             k(*bad, grid=1)
         assert message in str(err.value)
+
+
+def test_a_literal_converted_on_its_own_takes_the_conversions_type_when_it_fits():
+    # LANGUAGE §1: a literal takes the type its context needs; `i64(3000000000)` was refused
+    # ("does not fit in i32") and `f64(0.1)` was the f32 nearest 0.1, widened
+    src = """@launch(32)
+kernel k(A: tensor<i64>[2], F: tensor<f64>[2], B: tensor<i8>[1], U: tensor<u8>[1], I: tensor<i32>[1]) {
+  if ctx.thread == 0 {
+    A[0] = i64(3000000000)
+    A[1] = i64(-9223372036854775808)
+    F[0] = f64(1e300)
+    F[1] = f64(0.1)
+    B[0] = i8(300)
+    U[0] = u8(-1)
+    I[0] = i32(2.5)
+  }
+}
+"""
+    a, f = np.zeros(2, np.int64), np.zeros(2, np.float64)
+    b, u, i = np.zeros(1, np.int8), np.zeros(1, np.uint8), np.zeros(1, np.int32)
+    run(src, a, f, b, u, i)
+    assert a.tolist() == [3000000000, -2**63]
+    assert f.tolist() == [1e300, 0.1]
+    # a literal that does not fit the target keeps its own type and is converted: wraps, truncates
+    assert (int(b[0]), int(u[0]), int(i[0])) == (44, 255, 2)
