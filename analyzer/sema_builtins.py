@@ -76,7 +76,7 @@ class BuiltinCallChecks:
                 self.error("PH105", f"`{f}` works on numbers, not a {_describe(t)}", a.span)
                 return ERROR
         if two:
-            t = self.binop_type("+", ts[0], ts[1], e)
+            t = self.binop_type("+", ts[0], ts[1], e, what=f"`{f}`")
             if isinstance(t, ErrorType):
                 return ERROR
         else:
@@ -119,7 +119,13 @@ class BuiltinCallChecks:
         if cel != BOOL:
             self.error("PH105", f"the condition of `where` must be bool, not {_describe(ct)}", e.args[0].span)
             return ERROR
-        vt = self.binop_type("+", at, bt, e)
+        # two numbers join as arithmetic does; two bools select a bool (LANGUAGE §6: "selects")
+        ael, bel = ((t.elem if isinstance(t, (Run, Tile)) else t) for t in (at, bt))
+        if (ael == BOOL) != (bel == BOOL) and isinstance(ael, Scalar) and isinstance(bel, Scalar):
+            self.error("PH105", f"`where` selects between two numbers or two bools, not {ael} and {bel}",
+                       e.span)
+            return ERROR
+        vt = self.binop_type("==" if ael == BOOL else "+", at, bt, e, what="`where`")
         if isinstance(vt, ErrorType):
             return ERROR
         if isinstance(ct, Tile) or isinstance(vt, Tile):
@@ -304,7 +310,7 @@ class BuiltinCallChecks:
             if not any(isinstance(t, Tile) for t in ts):
                 self.error("PH109", "`tmax` takes tiles; for scalars use `max`", e.span)
                 return ERROR
-            result = self.binop_type("+", ts[0], ts[1], e)
+            result = self.binop_type("+", ts[0], ts[1], e, what="`tmax`")
             if isinstance(result, ErrorType):
                 return ERROR
             self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,

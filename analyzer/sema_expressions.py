@@ -162,14 +162,16 @@ class ExpressionChecks:
             return ERROR
         return promote_int(t)
 
-    def binop_type(self, op: str, lt: Type, rt: Type, node) -> Type:
-        """The type of ``lhs op rhs`` (also used for compound assignment)."""
+    def binop_type(self, op: str, lt: Type, rt: Type, node, what: str | None = None) -> Type:
+        """The type of ``lhs op rhs`` (also used for compound assignment, and for the two values
+        of `min`, `max`, `pow`, `tmax` and `where`, which ``what`` names in the messages)."""
         span = node.span
+        name = what or f"`{op}`"
         if isinstance(lt, ErrorType) or isinstance(rt, ErrorType):
             return ERROR
         for t in (lt, rt):
             if isinstance(t, (Tensor,)) or t == VOID or isinstance(t, type(VOID)):
-                self.error("PH117", f"`{op}` cannot apply to a {_describe(t)}", span,
+                self.error("PH117", f"{name} cannot apply to a {_describe(t)}", span,
                            help="slice the tensor (`A[r :+ R, c :+ C]`) or read one element (`A[i, j]`)"
                            if isinstance(t, Tensor) else None)
                 return ERROR
@@ -196,14 +198,14 @@ class ExpressionChecks:
         else:
             if not (le.is_numeric and re_.is_numeric):
                 bad = le if not le.is_numeric else re_
-                self.error("PH117", f"`{op}` needs numbers, not {bad}", span)
+                self.error("PH117", f"{name} needs numbers, not {bad}", span)
                 return ERROR
             if op in ("<<", ">>"):
                 joined = promote_int(le) if not le.is_weak else le
             else:
                 joined = arith_join(le, re_)
             if joined is None:
-                self.error("PH117", f"`{op}` cannot combine {le} and {re_}", span)
+                self.error("PH117", f"{name} cannot combine {le} and {re_}", span)
                 return ERROR
         result_elem = BOOL if op in ("==", "!=", "<", "<=", ">", ">=") else joined
         # shapes: scalar with anything broadcasts; runs of equal length; tiles broadcast (NumPy)

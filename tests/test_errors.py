@@ -82,6 +82,10 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # the two values of min/max/where are named as written (the message said `+`)
+    Case("PH117", "kernel k(p: bool) {\n  let z = min(p, p)\n}\n", 2, 11, "`min` needs numbers, not bool"),
+    Case("PH105", "kernel k(p: bool, a: i32) {\n  let z = where(p, p, a)\n}\n", 2, 11,
+         "`where` selects between two numbers or two bools, not bool and i32"),
     # LANGUAGE §2's lists end without a comma; one error per comma, and parsing goes on
     Case("PH005", "@launch(32,)\nkernel k(A: tensor<f32>[4], b: i32,) {\n  let x = min(1, 2,)\n}\n", 1, 11,
          "a trailing comma before `)`", only=False, help="remove the `,`"),

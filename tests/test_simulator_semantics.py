@@ -340,3 +340,18 @@ kernel k(A: tensor<i64>[2], F: tensor<f64>[2], B: tensor<i8>[1], U: tensor<u8>[1
     assert f.tolist() == [1e300, 0.1]
     # a literal that does not fit the target keeps its own type and is converted: wraps, truncates
     assert (int(b[0]), int(u[0]), int(i[0])) == (44, 255, 2)
+
+
+def test_where_selects_between_two_bools():
+    src = """@launch(32)
+kernel k(O: tensor<i32>[32], A: tensor<f32>[32]) {
+  let p = A[ctx.thread] > 0.5
+  let q = ctx.lane % 2 == 0
+  O[ctx.thread] = where(where(p, q, !q), 1, 0)
+}
+"""
+    a = np.random.default_rng(0).random(32).astype(np.float32)
+    out = np.zeros(32, np.int32)
+    run(src, out, a)
+    q = np.arange(32) % 2 == 0
+    assert out.tolist() == np.where(a > 0.5, q, ~q).astype(np.int32).tolist()
