@@ -257,7 +257,7 @@ class DeclarationChecks:
                        Span(fn.body.span.end_line, max(1, fn.body.span.end_column - 1),
                             fn.body.span.end_line, fn.body.span.end_column),
                        label="the function can end here",
-                       help=f"end every path with `return` of a {fn.ret.elem if fn.ret.kind == 'scalar' else 'tile'}")
+                       help=f"end every path with a `return` of {'type ' + fn.ret.elem if fn.ret.kind == 'scalar' else 'a tile'}")
 
     def inline_call(self, call: A.Call, fn: A.Function) -> Type:
         """Check ``fn``'s body for this call: parameters bound to the arguments, dims to their

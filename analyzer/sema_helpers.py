@@ -143,12 +143,34 @@ def _broadcast_scalars(value, inst: Instance) -> list:
 
 
 def _always_returns(block: A.Block) -> bool:
-    for s in reversed(block.stmts):
-        if isinstance(s, A.Return):
+    """Does every path through ``block`` end in a `return` (or never end)? A statement that
+    always returns makes the rest of the block unreachable, so any one of them is enough."""
+    return any(_stmt_returns(s) for s in block.stmts)
+
+
+def _stmt_returns(s) -> bool:
+    if isinstance(s, A.Return):
+        return True
+    if isinstance(s, A.If):
+        return _if_returns(s)
+    if isinstance(s, A.While):
+        # `while true { .. }` leaves only through a `break` of its own
+        return isinstance(s.cond, A.BoolLit) and s.cond.value and not _breaks_out(s.body)
+    return False
+
+
+def _breaks_out(block: A.Block) -> bool:
+    """A `break` in ``block`` that leaves the loop whose body it is (not an inner loop's)."""
+    for s in block.stmts:
+        if isinstance(s, A.Break):
             return True
         if isinstance(s, A.If):
-            return _if_returns(s)
-        return False
+            if _breaks_out(s.then):
+                return True
+            if isinstance(s.orelse, A.If) and _breaks_out(A.Block((s.orelse,), s.orelse.span)):
+                return True
+            if isinstance(s.orelse, A.Block) and _breaks_out(s.orelse):
+                return True
     return False
 
 

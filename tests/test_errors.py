@@ -421,3 +421,33 @@ def test_a_tile_sized_by_a_function_dim_needs_a_static_extent_at_the_call():
     assert check_source(static).ok
     runtime = static.replace("tensor<f32>[8]", "tensor<f32>[M]")
     assert [(d.code, d.span.line) for d in check_source(runtime).diagnostics] == [("PH107", 2), ("PH107", 2)]
+
+
+# A function returns on every path when some statement of its body always returns: what follows
+# it cannot run (it was a syntactic check of the last statement only).
+ALWAYS_RETURNS = [
+    "fn f(x: i32) -> i32 {\n  return x\n  let y = 1\n}",
+    "fn f(x: i32) -> i32 {\n  if x > 0 {\n    return 1\n  } else {\n    return 2\n  }\n  let y = 1\n}",
+    "fn f(x: i32) -> i32 {\n  while true {\n    if x > 3 {\n      return x\n    }\n  }\n}",
+    "fn f(x: i32) -> i32 {\n  while true {\n    for i in range(0, 4) {\n      break\n    }\n    return x\n  }\n}",
+]
+MAY_END = [
+    "fn f(x: i32) -> i32 {\n  while true {\n    if x > 0 {\n      break\n    }\n    return x\n  }\n}",
+    "fn f(x: i32) -> i32 {\n  while x > 0 {\n    return x\n  }\n}",
+    "fn f(x: i32) -> i32 {\n  for i in range(0, 4) {\n    return x\n  }\n}",
+]
+CALLER = "\n@launch(32)\nkernel k(O: tensor<i32>[32]) {\n  O[ctx.thread] = f(ctx.lane)\n}\n"
+
+
+@pytest.mark.parametrize("fn", ALWAYS_RETURNS)
+def test_a_function_returns_when_one_statement_always_does(fn):
+    result = check_source(fn + CALLER)
+    assert result.ok and not result.diagnostics, [(d.code, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("fn", MAY_END)
+def test_a_function_that_may_leave_its_loop_may_end_without_a_value(fn):
+    result = check_source(fn + CALLER)
+    assert [(d.code, d.message) for d in result.diagnostics] == [
+        ("PH114", "`f` may reach its end without returning a value")]
+    assert result.diagnostics[0].help == "end every path with a `return` of type i32"
