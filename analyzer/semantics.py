@@ -123,7 +123,13 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
             self.error("PH103", f"`{b.name}` is {what} and cannot be declared", b.span,
                        label="reserved name", help=f"choose another name than `{b.name}`")
         prev = self.scope.names.get(b.name)
-        if prev is not None:
+        if prev is not None and prev.kind == "const":
+            where = (f"bound on the command line with `-D {b.name}={_define_text(self.defines[b.name])}`"
+                     if b.name in self.defines else
+                     f"declared by `@autotune` at {prev.span.line}:{prev.span.column}")
+            self.error("PH102", f"`{b.name}` is already a compile-time constant, {where}", b.span,
+                       label="declared again here", help="use another name; a constant cannot be assigned")
+        elif prev is not None:
             self.error("PH102", f"`{b.name}` is already declared in this block", b.span,
                        label="declared again here",
                        notes=[f"first declared at {prev.span.line}:{prev.span.column}"],
@@ -212,3 +218,10 @@ def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: lis
             seen.add(key)
             diagnostics.append(d)
     return info
+
+
+def _define_text(value) -> str:
+    """A -D value as the language writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)

@@ -82,6 +82,12 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # a name taken by a compile-time constant says where the constant comes from
+    Case("PH102", "kernel k(O: tensor<i32>[4]) {\n  let T = 3\n}\n", 2, 7,
+         "`T` is already a compile-time constant, bound on the command line with `-D T=4`", defines={"T": "4"},
+         help="use another name"),
+    Case("PH102", "@autotune(T in [2, 4])\nkernel k(O: tensor<i32>[4]) {\n  var T = 3\n}\n", 3, 7,
+         "`T` is already a compile-time constant, declared by `@autotune` at 1:11"),
     # the two values of min/max/where are named as written (the message said `+`)
     Case("PH117", "kernel k(p: bool) {\n  let z = min(p, p)\n}\n", 2, 11, "`min` needs numbers, not bool"),
     Case("PH105", "kernel k(p: bool, a: i32) {\n  let z = where(p, p, a)\n}\n", 2, 11,
