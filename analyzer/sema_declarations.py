@@ -9,6 +9,8 @@ from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_pl
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
+
+I32_MAX = (1 << 31) - 1
 from .types import (BOOL, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
                     Type, assignable)
 
@@ -62,7 +64,7 @@ class DeclarationChecks:
 
     def dim(self, d, kind: str, dims_env: dict | None):
         if isinstance(d, A.DimInt):
-            if d.value <= 0 or d.value > (1 << 31) - 1:
+            if d.value <= 0 or d.value > I32_MAX:
                 self.error("PH118", f"a dimension must be a positive i32, not {d.value}", d.span)
                 return ERROR
             return d.value
@@ -70,11 +72,18 @@ class DeclarationChecks:
             return dims_env[d.name]
         b = self.scope.lookup(d.name)
         if b is not None and b.kind == "const":
-            if not isinstance(b.const_value, int) or isinstance(b.const_value, bool) or b.const_value <= 0:
-                self.error("PH107", f"`{d.name}` = {b.const_value} is not a positive integer dimension",
+            v = b.const_value
+            if v is None:            # a constant whose declaration is already reported
+                return ERROR
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                shown = ("true" if v else "false") if isinstance(v, bool) else v
+                self.error("PH107", f"`{d.name}` = {shown} is not a positive integer dimension",
                            d.span)
                 return ERROR
-            return b.const_value
+            if v > I32_MAX:          # as for a literal dimension
+                self.error("PH118", f"a dimension must be a positive i32, not `{d.name}` = {v}", d.span)
+                return ERROR
+            return v
         if kind == "tile":
             if b is not None and b.kind == "function-dim":
                 if isinstance(b.const_value, int):
@@ -126,6 +135,12 @@ class DeclarationChecks:
             if arg.name in attrs.autotune:
                 self.error("PH203", f"`{arg.name}` is listed twice in `@autotune`", arg.span)
                 continue
+            big = next((c for c in arg.choices if not -I32_MAX - 1 <= c.value <= I32_MAX), None)
+            if big is not None:     # the constant is an i32, as a -D integer is
+                self.error("PH203", f"`@autotune` value {big.value} of `{arg.name}` does not fit in i32",
+                           big.span)
+                attrs.autotune[arg.name] = (None, arg.span)     # declared, without a value
+                continue
             if arg.name in self.defines:
                 value = self.defines[arg.name]
             else:
@@ -141,6 +156,8 @@ class DeclarationChecks:
             if b is not None and b.kind == "const" and isinstance(b.const_value, int) \
                     and not isinstance(b.const_value, bool):
                 return b.const_value
+            if b is not None and b.kind == "const" and b.const_value is None:
+                return None          # its declaration is already reported
             self.error(code, f"{what} must be an integer or a compile-time constant, and `{v.id}` is not one",
                        v.span, help="bind it with `-D NAME=VALUE` or `@autotune`")
             return None
@@ -186,8 +203,8 @@ class DeclarationChecks:
                 n = self.attr_int(arg.value, "PH202", "the alignment")
                 if n is None:
                     continue
-                if n <= 0:
-                    self.error("PH202", f"the alignment must be positive, not {n}", arg.value.span)
+                if n <= 0 or n > I32_MAX:
+                    self.error("PH202", f"the alignment must be a positive i32, not {n}", arg.value.span)
                     continue
                 b = self.scope.names.get(arg.name)
                 if b is None or b.kind not in ("extent", "const"):

@@ -22,7 +22,7 @@ from .sema_expressions import ExpressionChecks
 from .sema_model import RESERVED, Binding, Instance, KernelInfo, ProgramInfo, Scope  # noqa: F401 (the API)
 from .sema_statements import StatementChecks
 from .syntax import ast as A
-from .types import BOOL, F32, I32, TYPE_WORDS, ErrorType, Tensor, Tile, Type
+from .types import BOOL, ERROR, F32, I32, TYPE_WORDS, ErrorType, Tensor, Tile, Type
 
 
 
@@ -156,7 +156,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
                 kinfo.constants[name] = value
         for name, value in kinfo.constants.items():
             span = attrs.autotune[name][1] if name in attrs.autotune else Span(1, 1, 1, 1)
-            t = BOOL if isinstance(value, bool) else I32 if isinstance(value, int) else F32
+            t = ERROR if value is None else BOOL if isinstance(value, bool) else I32 if isinstance(value, int) else F32
             self.new_binding(name, "const", t, span, const_value=value)
         self.params(k.params, kinfo, kernel=True)
         self.launch_settings(attrs, kinfo)

@@ -82,6 +82,11 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # attribute values past i32 (an @aligned one was accepted; an @autotune one surfaced later as PH211)
+    Case("PH202", "@aligned(N = 99999999999999999999)\nkernel k(A: tensor<f32>[N]) {\n}\n", 1, 14,
+         "the alignment must be a positive i32, not 99999999999999999999"),
+    Case("PH203", "@autotune(T in [4, 99999999999])\n@launch(T)\nkernel k() {\n  var t: tile<f32>[1, T] = 0.0\n}\n",
+         1, 20, "`@autotune` value 99999999999 of `T` does not fit in i32"),
     # a name taken by a compile-time constant says where the constant comes from
     Case("PH102", "kernel k(O: tensor<i32>[4]) {\n  let T = 3\n}\n", 2, 7,
          "`T` is already a compile-time constant, bound on the command line with `-D T=4`", defines={"T": "4"},
@@ -193,7 +198,7 @@ MORE_CASES = [
     Case("PH201", "@launch(128, 0)\nkernel k() {\n}\n", 1, 14, "minBlocks must be at least 1, not 0"),
     Case("PH201", "@launch\nkernel k() {\n}\n", 1, 1, "`@launch` takes `(threads[, minBlocks[, maxRegs]])`"),
     Case("PH201", "@launch(BLOCK)\nkernel k() {\n}\n", 1, 9, "`BLOCK` is not one"),
-    Case("PH202", "@aligned(K = 0)\nkernel k(A: tensor<f32>[K]) {\n}\n", 1, 14, "must be positive, not 0"),
+    Case("PH202", "@aligned(K = 0)\nkernel k(A: tensor<f32>[K]) {\n}\n", 1, 14, "must be a positive i32, not 0"),
     Case("PH202", "@aligned(4)\nkernel k(A: tensor<f32>[K]) {\n}\n", 1, 10, "`EXTENT = n`"),
     Case("PH203", "@autotune(X in [1], X in [2])\nkernel k() {\n}\n", 1, 21, "`X` is listed twice"),
     Case("PH203", "@autotune\nkernel k() {\n}\n", 1, 1, "needs at least one"),
@@ -333,11 +338,13 @@ def test_cli_exit_status_for_a_note_only_file(tmp_path, capsys):
 
 
 def test_cli_define_error(tmp_path, capsys):
+    # a -D value that is no literal is a usage error of the command line, found before any file
+    # is read; PH206 (the CASES above) is what check_source reports for it through the API
     path = tmp_path / "d.ph"
     path.write_text("kernel k() {\n}\n")
-    assert main(["-D", "X=abc", str(path)]) == 1
-    out, _ = capsys.readouterr()
-    assert out.splitlines()[0].startswith(f"{path}:1:1: error[PH206]: -D X=abc")
+    assert main(["-D", "X=abc", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith("phobos-check: error: -D X=abc: the value must be")
 
 
 # ------------------------------------------------------------------ PH9xx
