@@ -6,7 +6,10 @@ unexpected exception is the caller's to turn into PH900 (the CLI does; see cli/c
 
 from __future__ import annotations
 
+import errno
 import gc
+import os
+import stat
 import sys
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,7 +48,10 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
     diags = result.diagnostics
     size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
     if size > MAX_SOURCE_BYTES:
-        diags.append(Diagnostic("PH002", f"the file is {size:,} bytes, over the 4 MiB limit ({MAX_SOURCE_BYTES:,})",
+        if isinstance(data, _Head):      # read_source stopped reading: say what it knows
+            size = data.full_size
+        how_big = f"{size:,} bytes" if size is not None else f"more than {MAX_SOURCE_BYTES:,} bytes"
+        diags.append(Diagnostic("PH002", f"the file is {how_big}, over the 4 MiB limit ({MAX_SOURCE_BYTES:,})",
                                 Span(1, 1, 1, 1), help="split the kernels into several files"))
         return result
     text = _decode(data, diags)
@@ -123,7 +129,35 @@ def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:
 
 
 def check_file(path: str | Path, defines: dict[str, str] | None = None, arch: str = "sm_90") -> CheckResult:
-    """Read and check one file. OSError (missing, unreadable) propagates: that is a usage error."""
-    p = Path(path)
-    data = p.read_bytes()
-    return check_source(data, str(path), defines, arch)
+    """Read (with ``read_source``) and check one file. OSError (missing, unreadable, not a
+    file) propagates: that is a usage error."""
+    return check_source(read_source(path), str(path), defines, arch)
+
+
+class _Head(bytes):
+    """The first ``MAX_SOURCE_BYTES + 1`` bytes of a longer source, and its size if known."""
+
+    full_size: int | None = None
+
+
+def read_source(path: str | Path) -> bytes:
+    """The bytes of a source file, for check_source (and phobos-build, phobos-run): never more
+    than one byte past the 4 MiB limit, so a huge file or an endless stream is refused (PH002)
+    without being read whole. A regular file or a pipe is read; a directory raises
+    IsADirectoryError, anything else (a device such as /dev/zero, a socket) an OSError whose
+    ``strerror`` says it is not a regular file; a missing or unreadable file its OSError."""
+    name = os.fspath(path)
+    mode = os.stat(name).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, "Is a directory", name)
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        kind = ("a character device" if stat.S_ISCHR(mode) else "a block device" if stat.S_ISBLK(mode)
+                else "a socket" if stat.S_ISSOCK(mode) else "not a file")
+        raise OSError(errno.EINVAL, f"not a regular file ({kind})", name)
+    with open(name, "rb") as f:
+        data = f.read(MAX_SOURCE_BYTES + 1)
+        if len(data) <= MAX_SOURCE_BYTES:
+            return data
+        head = _Head(data)
+        head.full_size = os.fstat(f.fileno()).st_size if stat.S_ISREG(mode) else None
+        return head

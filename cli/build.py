@@ -5,17 +5,18 @@ writes ``DIR/KERNEL.ptx`` (or ``DIR/KERNEL.ll`` with ``--emit llvm``) and ``DIR/
 for each kernel (or only ``KERNEL``). A thin layer over ``phobos_tools.lowering.build``. Exit
 status: 0 built; 1 the file is rejected, or uses an operation the lowering does not support yet
 (the diagnostics are printed, nothing is written for that kernel); 2 usage error (bad option, a
-missing file, no such kernel); 3 internal error (PH900/PH901). It never prints a traceback.
+missing or unreadable file, an output directory that cannot be written, no such kernel); 3
+internal error (PH900/PH901). It never prints a traceback, unless PHOBOS_TRACEBACK=1 asks for the
+one of an internal error.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, Parser, UsageError, add_define_option, guarded,
-                     parse_defines)
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, OUTPUT_DIR, Parser, UsageError, add_define_option,
+                     guarded, parse_defines, path_argument)
 
 PROG = "phobos-build"
 
@@ -41,22 +42,25 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     defines = parse_defines(args.defines)
-    from ..lowering.build import NoSuchKernel, build_file
+    path = path_argument(args.file, "FILE")
+    out_dir = path_argument(args.output, "-o", OUTPUT_DIR)
+    from ..analyzer.api import read_source
+    from ..lowering.build import NoSuchKernel, build_source
     from ..lowering.pipeline import TARGETS
 
     if args.arch not in TARGETS:
         raise UsageError(f"--arch {args.arch}: phobos-build targets {', '.join(TARGETS)}")
-    path = Path(args.file)
-    if not path.is_file():
-        raise UsageError(f"{args.file}: no such file")
     try:
-        result = build_file(path, defines, args.arch, args.kernel)
+        data = read_source(path)        # at most 4 MiB and a byte, as phobos-check reads it
+    except FileNotFoundError:
+        raise UsageError(f"{args.file}: no such file") from None
+    except OSError as e:
+        raise UsageError(f"cannot read {args.file}: {e.strerror or e}") from None
+    try:
+        result = build_source(data, str(path), defines, args.arch, args.kernel)
     except NoSuchKernel as e:
         raise UsageError(str(e)) from None
-    except OSError as e:
-        raise UsageError(f"{args.file}: {e.strerror or e}") from None
     _print_diagnostics(result)
-    out_dir = Path(args.output)
     written = []
     if result.kernels:
         try:
@@ -66,9 +70,15 @@ def _main(argv: list[str]) -> int:
     from ..lowering.manifest import dumps
     for k in result.kernels:
         code_path = out_dir / (f"{k.name}.ll" if args.emit == "llvm" else f"{k.name}.ptx")
-        code_path.write_text(k.llvm_ir if args.emit == "llvm" else k.ptx)
-        (out_dir / f"{k.name}.json").write_text(dumps(k.manifest))
-        written += [str(code_path), str(out_dir / f"{k.name}.json")]
+        manifest_path = out_dir / f"{k.name}.json"
+        for target, content in ((code_path, k.llvm_ir if args.emit == "llvm" else k.ptx),
+                                (manifest_path, dumps(k.manifest))):
+            try:
+                target.write_text(content)
+            except OSError as e:
+                done = f" (wrote {', '.join(written)})" if written else ""
+                raise UsageError(f"-o {args.output}: cannot write {target}: {e.strerror or e}{done}") from None
+            written.append(str(target))
     if written:
         sys.stderr.write(f"{PROG}: wrote {', '.join(written)}\n")
     if result.internal_error or any(d.code == "PH900" for d in result.diagnostics):

@@ -5,7 +5,7 @@ files (a directory means every ``.ph`` file under it), renders each file's diagn
 as one JSON or SARIF document, and turns everything into the exit status of DESIGN.md: the worst
 over all files of 0 (no errors), 1 (an error in a program), 2 (usage error: no path, a missing or
 unreadable file, a bad option) and 3 (internal error, reported as diagnostic PH900). It never
-prints a Python traceback.
+prints a Python traceback, unless PHOBOS_TRACEBACK=1 asks for the one of an internal error.
 
 Beside the diagnostics it reports what the per-thread analysis found: ``--kinds`` (every
 binding's kind: the source annotated in text, a ``kinds`` list in JSON), ``--why NAME`` (the chain
@@ -26,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .common import (EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,
-                     UsageError, add_define_option, parse_defines)
-
-EXIT_BROKEN_PIPE = 141      # the shell's 128 + SIGPIPE
+from .common import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,
+                     OUTPUT_DIR, Parser, UsageError, add_define_option, parse_defines, path_argument,
+                     show_traceback, silence_stdout)
 
 PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
@@ -96,10 +95,11 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
         return EXIT_BROKEN_PIPE
-    except Exception as exc:  # a bug outside any one file's check: still no traceback
+    except Exception as exc:  # a bug outside any one file's check: no traceback unless asked for
         _error(f"internal error: {_describe(exc)} (please report this)")
+        show_traceback(exc)
         return EXIT_INTERNAL
     finally:
         if gc_was_enabled:
@@ -115,7 +115,10 @@ def _main(argv: list[str]) -> int:
             _check_informational_args(args, parser)
         else:
             options = _checking_options(args, parser)
-    except SystemExit as exc:  # argparse reports usage errors (and --help) by exiting
+    except UsageError as exc:  # the parser's errors and ours: one line
+        _error(str(exc))
+        return EXIT_USAGE
+    except SystemExit as exc:  # --help prints and exits
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
 
     if args.explain is not None:
@@ -140,7 +143,7 @@ def _check_informational_args(args: argparse.Namespace, parser: argparse.Argumen
 def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
     if not args.paths:
         parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
-    defines = _parse_defines(args.defines, parser)
+    defines = parse_defines(args.defines)      # a bad -D is a UsageError of its own
     if args.arch is not None:
         from ..analyzer.resources import TARGETS
         if args.arch not in TARGETS:
@@ -154,12 +157,12 @@ def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser)
         parser.error("--kinds goes with --format text or json; SARIF has no place for kinds")
     dump_cfg = None
     if args.dump_cfg is not None:
-        dump_cfg = Path(args.dump_cfg)
+        dump_cfg = path_argument(args.dump_cfg, "--dump-cfg", OUTPUT_DIR)
         try:
             dump_cfg.mkdir(parents=True, exist_ok=True)
         except (OSError, ValueError) as exc:
-            parser.error(f"--dump-cfg: cannot create the directory {args.dump_cfg!r}: "
-                         f"{getattr(exc, 'strerror', None) or exc}")
+            raise UsageError(f"--dump-cfg: cannot create the directory {args.dump_cfg!r}: "
+                             f"{getattr(exc, 'strerror', None) or exc}") from None
     return Options(args.format, args.kinds, args.why, dump_cfg, args.arch, defines)
 
 
@@ -197,9 +200,12 @@ def _check_paths(path_args: list[str], options: Options) -> int:
                     _print_kinds(report, blocks)
                 if options.why is not None:
                     why_found += _print_why(report, options.why, blocks)
+            except BrokenPipeError:   # the reader went away: main() stops quietly
+                raise
             except Exception as exc:  # a bug in reporting kinds: say so, keep the other files
                 _error(f"internal error: cannot report the kinds of {report.path}: {_describe(exc)} "
                        "(please report this)")
+                show_traceback(exc)
                 status = max(status, EXIT_INTERNAL)
         if options.dump_cfg is not None:
             status = max(status, _dump_cfgs(report, options.dump_cfg, cfg_names))
@@ -220,7 +226,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
 
 
 def _build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Check Phobos kernels: syntax, names, types and shapes, and the per-thread rules.",
         epilog="Exit status: 0 no errors, 1 an error in a program, 2 usage error, 3 internal error.",
@@ -243,16 +249,9 @@ def _build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _parse_defines(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
-    try:
-        return parse_defines(items)
-    except UsageError as exc:
-        parser.error(str(exc))
-
-
 def collect_sources(arg: str) -> list[Path]:
     """The files one PATH argument names: itself, or every `.ph` file under a directory, sorted."""
-    path = Path(arg)
+    path = path_argument(arg, "PATH", "a .ph file or a directory")
     try:
         exists, is_dir = path.exists(), path.is_dir()
     except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the name
@@ -287,6 +286,7 @@ def _check_one(analyzer: Any, path: Path, defines: dict[str, str], options_arch:
     except OSError:
         raise
     except Exception as exc:
+        show_traceback(exc)
         return FileReport(display, None, [_internal_error(exc)])
     return FileReport(
         display,
@@ -417,6 +417,7 @@ def _dump_cfgs(report: FileReport, directory: Path, written: set[str]) -> int:
         except Exception as exc:  # a bug in the CFG printer: say so, keep the other kernels
             _error(f"internal error: cannot draw the CFG of kernel {analysis.name!r} in "
                    f"{report.path}: {_describe(exc)} (please report this)")
+            show_traceback(exc)
             status = max(status, EXIT_INTERNAL)
             continue
         try:
@@ -519,16 +520,6 @@ def _error(message: str) -> None:
 
 def _say(message: str) -> None:
     sys.stderr.write(f"{PROG}: {message}\n")
-
-
-def _silence_stdout() -> None:
-    # The reader went away (`phobos-check ... | head`): point stdout at /dev/null so the
-    # interpreter's final flush does not complain on stderr.
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
 
 
 if __name__ == "__main__":

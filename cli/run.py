@@ -5,13 +5,15 @@
 ``rand:DTYPE:D1xD2``, ``zeros:DTYPE:D1xD2`` or a scalar literal; runtime extents come from the
 arrays' shapes. After the run every tensor argument is written to ``DIR/NAME.npy`` (default: the
 current directory). Exit status: 0 ran; 1 the program is rejected (its diagnostics are printed);
-2 usage error (a bad option or argument, no GPU for ``--gpu``); 3 internal error; 4 a dynamic
-check fired (its located message is printed). It never prints a traceback.
+2 usage error (a bad option or argument, an array over 16 GiB, a grid the simulator cannot run, no
+GPU for ``--gpu``); 3 internal error; 4 a dynamic check fired (its located message is printed).
+It never prints a traceback, unless PHOBOS_TRACEBACK=1 asks for the one of an internal error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 import time
@@ -19,14 +21,26 @@ from pathlib import Path
 
 import numpy as np
 
-from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, Parser, UsageError, add_define_option, guarded,
-                     parse_defines)
+from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, I32_MAX, OUTPUT_DIR, Parser, UsageError,
+                     add_define_option, float_fits, guarded, is_int_literal, parse_defines, parse_literal,
+                     path_argument)
 
 EXIT_DYNAMIC = 4
 PROG = "phobos-run"
 _ARG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.+)", re.DOTALL)
 _ARRAY_SPEC = re.compile(r"(rand|zeros):([a-z0-9]+):([0-9]+(?:x[0-9]+)*)")
 _SCALAR_TYPES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
+_INT_TYPES = ("i8", "u8", "i32", "i64")
+SEED_LIMIT = 2**64              # seeds are 0 .. 2**64 - 1
+MAX_ARRAY_BYTES = 16 << 30      # the largest array a rand:/zeros: spec or a .npy file may give
+_RAND_CHUNK = 1 << 22           # elements drawn at a time: bounds the float64 draws beside the array
+_NPY_MAGIC = b"\x93NUMPY"
+
+
+def _seed(text: str) -> int:
+    if not re.fullmatch(r"[0-9]+", text) or int(text) >= SEED_LIMIT:
+        raise argparse.ArgumentTypeError(f"the seed is an integer from 0 to 2**64 - 1, not {text!r}")
+    return int(text)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,7 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--arg", dest="args", action="append", default=[], metavar="NAME=SPEC",
                    help="a kernel argument: a .npy path, rand:DTYPE:D1xD2, zeros:DTYPE:D1xD2, or a scalar "
                         "literal (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the rand: arguments (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the rand: arguments, 0 to 2**64 - 1 (default 0)")
     add_define_option(p)
     p.add_argument("--out", metavar="DIR", default=".", help="where to write NAME.npy (default: .)")
     p.add_argument("--unchecked", action="store_true",
@@ -62,9 +76,11 @@ def _main(argv: list[str]) -> int:
         raise UsageError("--unchecked runs a rejected program on the simulator only (use --sim)")
     defines = parse_defines(opts.defines)
     grid = _grid(opts.grid)
-    path = Path(opts.file)
+    path = path_argument(opts.file, "FILE")
+    out = path_argument(opts.out, "--out", OUTPUT_DIR)
+    from ..analyzer.api import read_source
     try:
-        data = path.read_bytes()
+        data = read_source(path)        # at most 4 MiB and a byte, as phobos-check reads it
     except OSError as e:
         raise UsageError(f"cannot read {opts.file}: {e.strerror or e}") from None
     try:
@@ -101,7 +117,6 @@ def _main(argv: list[str]) -> int:
         sys.stderr.write(f"{PROG}: {e}\n")
         return EXIT_REJECTED
     elapsed = time.perf_counter() - start
-    out = Path(opts.out)
     written = _write(out, kernel, arrays)
     where = "GPU" if opts.gpu else "simulator"
     sys.stderr.write(f"{PROG}: ran `{kernel.name}` on the {where}, grid {','.join(map(str, grid))} x "
@@ -162,14 +177,21 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
         shape = tuple(int(d) for d in dims.split("x"))
         if len(shape) != len(t.shape):
             raise UsageError(f"--arg {name}: `{name}` is a {t} of rank {len(t.shape)}, but {dims} has rank {len(shape)}")
-        if kind == "zeros":
-            return np.zeros(shape, dtype=want)
-        return _random(shape, t.elem.name, want, rng)
-    if spec.endswith(".npy") or Path(spec).is_file():
+        for d in shape:
+            if d > I32_MAX:
+                raise UsageError(f"--arg {name}: {spec}: the extent {d} does not fit in i32 (extents are i32)")
+        nbytes = int(np.prod(shape, dtype=object)) * want.itemsize
+        if nbytes > MAX_ARRAY_BYTES:
+            raise UsageError(f"--arg {name}: {spec} is {nbytes:,} bytes ({nbytes / 2**30:,.1f} GiB), over "
+                             f"phobos-run's limit of 16 GiB per array")
         try:
-            arr = np.load(spec, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise UsageError(f"--arg {name}: cannot load {spec}: {e}") from None
+            if kind == "zeros":
+                return np.zeros(shape, dtype=want)
+            return _random(shape, t.elem.name, want, rng)
+        except MemoryError:
+            raise UsageError(f"--arg {name}: not enough memory for {spec} ({nbytes:,} bytes)") from None
+    if spec.endswith(".npy") or Path(spec).is_file():
+        arr = _load_npy(name, spec)
         if t.elem.name == "bf16" and arr.dtype.kind == "V" and arr.dtype.itemsize == 2:
             arr = arr.view(want)                     # np.save writes bfloat16 as 2-byte void
         return np.ascontiguousarray(arr)
@@ -177,36 +199,91 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
                      f"zeros:{t.elem.name}:D1xD2, not {spec!r}")
 
 
+def _load_npy(name: str, spec: str) -> np.ndarray:
+    """A .npy file's array, never its pickled objects: a usage error for anything else."""
+    try:
+        f = open(spec, "rb")
+    except OSError as e:
+        raise UsageError(f"--arg {name}: cannot load {spec}: {e.strerror or e}") from None
+    with f:
+        try:
+            magic, size = f.read(len(_NPY_MAGIC)), os.fstat(f.fileno()).st_size
+        except OSError as e:
+            raise UsageError(f"--arg {name}: cannot load {spec}: {e.strerror or e}") from None
+        if magic != _NPY_MAGIC:
+            why = ("it is a .npz archive; save one array with numpy.save" if magic[:4] == b"PK\x03\x04"
+                   else "it lacks the .npy header; save the array with numpy.save")
+            raise UsageError(f"--arg {name}: {spec} is not a .npy file ({why})")
+        if size > MAX_ARRAY_BYTES + 65536:          # the header is at most a few kilobytes
+            raise UsageError(f"--arg {name}: {spec} is {size:,} bytes, over phobos-run's limit of 16 GiB per array")
+        f.seek(0)
+        try:
+            return np.load(f, allow_pickle=False)
+        except ValueError as e:
+            if "allow_pickle" in str(e):
+                raise UsageError(f"--arg {name}: {spec} holds Python objects (dtype object), which phobos-run "
+                                 "does not load") from None
+            raise UsageError(f"--arg {name}: cannot load {spec}: {e}") from None
+        except (OSError, EOFError) as e:
+            raise UsageError(f"--arg {name}: cannot load {spec}: {e}") from None
+        except MemoryError:
+            raise UsageError(f"--arg {name}: not enough memory to load {spec}") from None
+
+
 def _random(shape, elem: str, dtype, rng) -> np.ndarray:
+    """Uniform values, drawn ``_RAND_CHUNK`` elements at a time in row-major order (the same
+    values as one draw of the whole shape, without its float64 copy of the array)."""
+    out = np.empty(shape, dtype)
+    flat = out.reshape(-1)
+    for start in range(0, flat.size, _RAND_CHUNK):
+        n = min(_RAND_CHUNK, flat.size - start)
+        flat[start:start + n] = _draw(n, elem, dtype, rng)
+    return out
+
+
+def _draw(n: int, elem: str, dtype, rng) -> np.ndarray:
     if elem == "bool":
-        return rng.random(shape) < 0.5
+        return rng.random(n) < 0.5
     if elem in ("i8", "u8"):
         info = np.iinfo(dtype)
-        return rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        return rng.integers(info.min, info.max + 1, n).astype(dtype)
     if elem in ("i32", "i64"):
-        return rng.integers(-1000, 1000, shape).astype(dtype)
-    return rng.uniform(-1.0, 1.0, shape).astype(np.float32).astype(dtype)
+        return rng.integers(-1000, 1000, n).astype(dtype)
+    return rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dtype)
 
 
 def _scalar(name: str, t, spec: str):
+    """A scalar parameter's value from a literal of the language (LANGUAGE §1) that fits its type:
+    true/false for a bool, an integer literal (decimal or 0x hex) for an integer type, any number
+    for a float type."""
     from ..simulator import ArgumentError
     from ..simulator.launch import scalar_argument
-    text = spec.strip()
-    if text in ("true", "false"):
-        value = text == "true"
+    from ..simulator.values import dtype_of
+    value = parse_literal(spec)
+    if t.name == "bool":
+        if not isinstance(value, bool):
+            raise UsageError(f"--arg {name}: `{name}` is a bool: give true or false, not {spec!r}")
+    elif t.name in _INT_TYPES:
+        if not is_int_literal(value):
+            raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give an integer literal such as 3 or -0x10, "
+                             f"not {spec!r}")
+        info = np.iinfo(dtype_of(t))
+        if not info.min <= value <= info.max:
+            raise UsageError(f"--arg {name}: {spec} does not fit in {t} ({info.min} to {info.max})")
     else:
-        try:
-            value = int(text, 0)
-        except ValueError:
-            try:
-                value = float(text)
-            except ValueError:
-                raise UsageError(f"--arg {name}: `{name}` is a {t}: give a literal such as 1, -2.5 or true, "
-                                 f"not {spec!r}") from None
+        if value is None or isinstance(value, bool):
+            raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give a literal such as 1.5, -2e-3 or 3, "
+                             f"not {spec!r}")
+        if not float_fits(value, t.name):
+            raise UsageError(f"--arg {name}: {spec} does not fit in {t}")
     try:
         return scalar_argument(name, t, value)
     except ArgumentError as e:
         raise UsageError(f"--arg {name}: {e}") from None
+
+
+def _a(t) -> str:
+    return f"{'a' if t.name in ('u8', 'bf16', 'bool') else 'an'} {t}"
 
 
 def _write(out: Path, kernel, arrays: dict) -> list[str]:
@@ -225,3 +302,7 @@ def _write(out: Path, kernel, arrays: dict) -> list[str]:
                 raise UsageError(f"cannot write {target}: {e.strerror or e}") from None
             written.append(target.name)
     return written
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -24,6 +24,8 @@ from .memory import Buffer
 
 I32_MAX = 2**31 - 1
 MAX_BATCH_THREADS = 1 << 17            # threads simulated together (the lanes matvec at N=4096: all)
+MAX_SIM_THREADS = 1 << 31              # threads in one launch (CTAs x threads per CTA): a grid the
+                                       # simulator would take days over is refused, not started
 MAX_BATCH_TILE_BYTES = 256 << 20       # shared memory simulated together
 
 
@@ -144,9 +146,24 @@ def _tile_bytes(inst) -> int:
     return total
 
 
-def block_order(grid) -> list[tuple[int, int, int]]:
+def block_batches(grid, per_batch: int):
+    """The CTAs' coordinates in block order (x fastest, then y, then z), ``per_batch`` at a time
+    as ``(n, 3)`` arrays: made batch by batch, never listed whole (a grid may have 2**26 CTAs)."""
     x, y, z = grid
-    return [(i, j, k) for k in range(z) for j in range(y) for i in range(x)]
+    total = x * y * z
+    for start in range(0, total, per_batch):
+        index = np.arange(start, min(start + per_batch, total), dtype=np.int64)
+        yield np.stack([index % x, index // x % y, index // (x * y)], axis=1)
+
+
+def check_size(kinfo, grid) -> None:
+    """Refuse a launch of more than MAX_SIM_THREADS threads (an ArgumentError)."""
+    ctas = grid[0] * grid[1] * grid[2]
+    threads = ctas * kinfo.threads
+    if threads > MAX_SIM_THREADS:
+        raise ArgumentError(f"the grid {','.join(map(str, grid))} is {ctas:,} CTAs of {kinfo.threads} threads, "
+                            f"{threads:,} threads in all; the simulator runs at most {MAX_SIM_THREADS:,} (2**31) "
+                            "threads in one launch")
 
 
 def normalize_grid(grid) -> tuple[int, int, int]:
@@ -183,6 +200,7 @@ def simulate(kinfo, bound: Bound, grid, options: Options | None = None, path: st
     """Run ``kinfo`` on the arguments (arrays are updated in place). Raises DynamicCheckFailed."""
     options = options or Options()
     grid = normalize_grid(grid)
+    check_size(kinfo, grid)
     # Floats overflow to inf and 0/0 gives NaN on the GPU without a word; so here (numpy would
     # otherwise print RuntimeWarnings naming the simulator's own lines).
     with np.errstate(all="ignore"):
@@ -195,7 +213,6 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
         buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)
                    for name, arr in bound.tensors.items()}
         sequential = uses_once_per_cta(kinfo.instance)
-        order = block_order(grid)
         if sequential:
             per_batch = 1
         else:
@@ -203,8 +220,8 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
             tile_bytes = _tile_bytes(kinfo.instance)
             if tile_bytes:
                 per_batch = max(1, min(per_batch, MAX_BATCH_TILE_BYTES // tile_bytes))
-        for start in range(0, len(order), per_batch):
-            m = Machine(kinfo, order[start:start + per_batch], grid, buffers, bound.scalars, bound.extents, options)
+        for ctas in block_batches(grid, per_batch):
+            m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options)
             m.sequential = sequential
             m.run()
             for buf in buffers.values():

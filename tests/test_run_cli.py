@@ -135,9 +135,9 @@ def test_argument_validation_is_a_usage_error(argv, message, tmp_path, capsys):
 
 @pytest.mark.parametrize("args,message", [
     ([], "a.ph has 2 kernels (a, b): name one"),
-    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=1.5"], "`s` is a i32, not the float 1.5"),
-    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=99999999999"], "`s` = 99999999999 does not fit in i32"),
-    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=zeros:i32:4"], "give a literal"),
+    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=1.5"], "`s` is an i32: give an integer literal such as 3 or -0x10, not '1.5'"),
+    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=99999999999"], "--arg s: 99999999999 does not fit in i32"),
+    (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=zeros:i32:4"], "give an integer literal"),
     (["-k", "b", "--arg", "X=3", "--arg", "s=1"], "`X` is a tensor<f32>[N]: give a .npy path"),
 ])
 def test_scalar_and_kernel_choice_errors(args, message, tmp_path, capsys):
