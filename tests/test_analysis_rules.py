@@ -396,8 +396,8 @@ def test_9_3_short_circuit_guards_an_operation():
         }
     """)
     labels = sorted(d.label for d in r.diagnostics)
-    assert "reached only by the lanes where the left side holds" in labels
-    assert "reached only by the warps where the left side holds" in labels
+    assert "reached only by the lanes where the left side of `&&`/`||` lets it run" in labels
+    assert "reached only by the warps where the left side of `&&`/`||` lets it run" in labels
 
 
 def test_9_3_break_raises_its_whole_loop_and_the_condition_not_after():

@@ -235,3 +235,61 @@ SHORT_CIRCUIT = [
 def test_a_call_on_the_right_of_a_short_circuit_runs_under_its_left_side(what, src, arrays, code):
     assert_marked(src)
     assert dynamic_code(src, *arrays) == code
+
+
+# ================================================================ the messages name the real cause
+
+def _only(src):
+    from analysis_expect import check
+    r = check(src)
+    assert len(r.diagnostics) == 1, [(d.code, d.message) for d in r.diagnostics]
+    return r.diagnostics[0]
+
+
+def test_a_trip_count_that_differs_is_named_as_the_loops_not_a_branchs():
+    d = _only("""
+        @launch(128)
+        kernel k(A: tensor<f32>[128], O: tensor<f32>[128]) {
+          var s: f32 = 0.0
+          for i in range(0, ctx.warp + 1) {
+            s += sum<over ctx.thread>(A[ctx.thread])
+          }
+          O[ctx.thread] = s
+        }
+    """)
+    assert d.code == "PH306"
+    assert d.label == "reached only by the warps whose loop runs this iteration"
+    assert d.help == "move the collective out of the loop, or make the loop's bounds or condition uniform"
+
+
+def test_an_early_return_before_a_barrier_gets_a_return_fix():
+    d = _only("""
+        @launch(128)
+        kernel k(O: tensor<f32>[128]) {
+          for o in range(0, 4) {
+            if ctx.lane == 40 {
+              return
+            }
+          }
+          barrier()
+        }
+    """)
+    assert d.label == "reached only by the lanes that have not returned"
+    assert d.help.startswith("keep every thread running up to `barrier()`")
+
+
+def test_a_call_on_the_right_of_and_names_the_left_side():
+    d = _only("""
+        fn sync_ok() -> bool {
+          barrier()
+          return true
+        }
+        @launch(128)
+        kernel k(O: tensor<i32>[128]) {
+          let ok = ctx.lane == 0 && sync_ok()
+          O[ctx.thread] = where(ok, 1, 0)
+        }
+    """)
+    assert d.label == "reached only by the lanes where the left side of `&&`/`||` lets it run"
+    assert "the call on the right of `&&`/`||` runs only where it allows" in [c.text for c in d.chain][0]
+    assert d.help == "call it before the `&&`/`||`, or make the left side uniform"

@@ -8,6 +8,7 @@ to the immediate cause; a step through an inlined call says where it was inlined
 
 from __future__ import annotations
 
+from ..cfg import CALL
 from ..diagnostics.model import Label
 from ..syntax import ast as A
 from ..syntax.printer import expr as show
@@ -87,6 +88,12 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             labels.append(Label(sites[node].ast.span,
                                 f"`{callee.name}` returns here under control that {d}, so its result does"))
             subject = f"the result of `{callee.name}`"
+        elif tag == "cond" and sites[reason[1]].kind == CALL:
+            # a call on the right of `&&`/`||`: its left side decides where the call runs
+            v = reason[2]
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so the call on the right of "
+                                                     "`&&`/`||` runs only where it allows"))
+            last_reason = ("guard", v)
         elif tag == "cond":
             p, v = reason[1], reason[2]
             what = "the loop's bounds do" if isinstance(sites[p].ast, A.For) else "this condition does"
@@ -120,9 +127,17 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
     return labels, last_reason
 
 
-def reach_label(kind: int, last_reason) -> str:
+def _loop_bounds(sites, last_reason) -> bool:
+    """The control comes from a `for` loop's bounds (a trip count that differs)."""
+    return last_reason is not None and last_reason[0] == "cond" and sites is not None \
+        and isinstance(sites[last_reason[1]].ast, A.For)
+
+
+def reach_label(kind: int, last_reason, sites=None) -> str:
     """The primary label of an operation reached under non-uniform control."""
     w = who(kind)
+    if _loop_bounds(sites, last_reason):
+        return f"reached only by the {w} whose loop runs this iteration"
     if last_reason is None or last_reason[0] == "cond":
         return f"reached only by the {w} where the condition holds"
     if last_reason[0] == "loop_again":
@@ -131,7 +146,7 @@ def reach_label(kind: int, last_reason) -> str:
         return {"break": f"reached only by the {w} still in the loop",
                 "continue": f"reached only by the {w} that did not skip the rest of the iteration",
                 "return": f"reached only by the {w} that have not returned"}[last_reason[2]]
-    return f"reached only by the {w} where the left side holds"
+    return f"reached only by the {w} where the left side of `&&`/`||` lets it run"
 
 
 def inlined_steps(inst, labels: list[Label]) -> list[Label]:
@@ -154,4 +169,22 @@ def control_explanation(facts, op, kind: int) -> tuple[list[Label], str, tuple |
     through), its primary label, and the last reason (a condition, an early exit, a guard)."""
     labels, last = chain_labels(facts, ("o", op.id))
     labels += inlined_steps(op.inst, labels)
-    return labels, reach_label(kind, last), last
+    return labels, reach_label(kind, last, facts.cfg.sites), last
+
+
+def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -> str:
+    """The help of a rule about control: what to move out of where, by the reason the control
+    differs. ``what`` names the operation, ``same`` the kind the control needs ("uniform",
+    "warp-uniform"); ``in_branch`` is added to the plain branch case."""
+    tag = last_reason[0] if last_reason is not None else "cond"
+    if tag == "raise":
+        how = last_reason[2]
+        if how == "return":
+            return (f"keep every thread running up to {what} (put the work after it under an `if` instead "
+                    f"of returning early), or make the `return`'s condition {same}")
+        return f"move the `{how}` out of per-thread control, or move {what} out of the loop"
+    if tag == "loop_again" or _loop_bounds(facts.cfg.sites, last_reason):
+        return f"move {what} out of the loop, or make the loop's bounds or condition {same}"
+    if tag == "guard":
+        return f"call it before the `&&`/`||`, or make the left side {same}"
+    return f"move {what} out of the branch{in_branch}, or make the condition {same}"

@@ -32,7 +32,7 @@ or make the condition uniform, built from `ctx.block`, parameters and loads at u
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation
+from ..facts.explain import control_explanation, control_fix
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -56,9 +56,7 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, last = control_explanation(facts, op, kind)
-    fix = ("move the `break`/`continue`/`return` out of per-thread control, or move "
-           f"`{op.name}` out of the loop" if last is not None and last[0] == "raise" else
-           f"move `{op.name}` out of the branch, or make the condition uniform")
+    fix = control_fix(facts, last, f"`{op.name}`", "uniform")
     return Diagnostic(RULE.code, f"`{op.name}` runs once per CTA, so every thread must reach it", op.span,
                       label=label, chain=labels, help=fix,
                       spec=SpecRef(SPEC_PAGE, RULE.section))

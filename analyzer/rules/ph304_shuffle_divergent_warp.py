@@ -28,7 +28,7 @@ the result afterwards with `where`, or make the condition the same across the wa
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation
+from ..facts.explain import control_explanation, control_fix
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -43,8 +43,8 @@ def query(facts):
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, label, _ = control_explanation(facts, op, kind)
+    labels, label, last = control_explanation(facts, op, kind)
     return Diagnostic(RULE.code, f"`{op.name}` needs every lane of the warp, but control differs between lanes", op.span,
                       label=label, chain=labels,
-                      help="move the shuffle out of the branch and select its result with `where`, or make the condition warp-uniform",
+                      help=control_fix(facts, last, "the shuffle", "warp-uniform", " and select its result with `where`"),
                       spec=SpecRef(SPEC_PAGE, RULE.section))

@@ -26,7 +26,7 @@ value a neutral one, then use its result where needed.
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation
+from ..facts.explain import control_explanation, control_fix
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -40,9 +40,9 @@ def query(facts):
 
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
-    labels, label, _ = control_explanation(facts, op, kind)
+    labels, label, last = control_explanation(facts, op, kind)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.thread>` needs every thread of the CTA, but control differs between threads", op.span,
                       label=label, chain=labels,
-                      help="move the collective out of the branch (uniform control), giving the other threads a neutral value",
+                      help=control_fix(facts, last, "the collective", "uniform", ", giving the other threads a neutral value"),
                       spec=SpecRef(SPEC_PAGE, RULE.section))
