@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..analyzer.diagnostics.model import ERROR, Diagnostic, Span
 from .errors import INTERNAL_CODE, UNSUPPORTED_CODE, LoweringError, Unsupported
@@ -56,7 +55,8 @@ class NoSuchKernel(ValueError):
 
 def build_file(path, defines=None, arch: str = DEFAULT_ARCH, kernel: str | None = None,
                resources: bool = True) -> BuildResult:
-    data = Path(path).read_bytes()          # OSError propagates: a usage error
+    from ..analyzer.api import read_source
+    data = read_source(path)        # at most 4 MiB + 1 byte; OSError propagates: a usage error
     return build_source(data, str(path), defines, arch, kernel, resources)
 
 

@@ -56,7 +56,8 @@ def cache_key(source: bytes, kernel: str, defines: dict | None, arch: str) -> st
 
 def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEFAULT_ARCH) -> tuple[str, dict]:
     """(PTX, manifest) of ``kernel`` in the file ``path``, from the cache when it is there."""
-    source = Path(path).read_bytes()
+    from ..analyzer.api import read_source
+    source = read_source(path)      # at most 4 MiB + 1 byte, as the checker reads it
     entry = cache_dir() / cache_key(source, kernel, defines, arch)
     ptx_path, json_path = entry / f"{kernel}.ptx", entry / f"{kernel}.json"
     if ptx_path.is_file() and json_path.is_file():

@@ -12,7 +12,6 @@ extents come from their shapes.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from .errors import ArgumentError, ProgramRejected
 from .launch import bind_arguments, normalize_grid, simulate
@@ -29,8 +28,8 @@ def load(path, defines: dict | None = None, unchecked: bool = False) -> "Program
     """Read and check a file. Raises ProgramRejected when it does not check; with ``unchecked``,
     only errors of the per-thread rules (PH3xx) are let through, so the simulator's dynamic checks
     can show them at run time."""
-    p = Path(path)
-    return loads(p.read_bytes(), str(path), defines, unchecked)
+    from ..analyzer.api import read_source
+    return loads(read_source(path), str(path), defines, unchecked)     # at most 4 MiB + 1 byte
 
 
 def loads(source, path: str = "<input>", defines: dict | None = None, unchecked: bool = False) -> "Program":

@@ -367,3 +367,19 @@ def test_a_chain_of_32_calls_and_folded_minimum_literals_are_accepted():
     src += "fn g31(x: i32) -> i32 {\n  return x\n}\n"
     src += "kernel k(O: tensor<i32>[4]) {\n  O[0] = g0(1)\n  O[1] = -2147483648\n  O[2] = - 2147483648\n  O[3] = -(5)\n}\n"
     assert codes(checked(src)) == []
+
+
+def test_the_python_api_reads_files_as_the_commands_do(tmp_path):
+    # simulator.load and lowering.build_file read through read_source: a device is refused at
+    # once, and an oversized file is PH002 without being read whole
+    from phobos_tools.lowering.build import build_file
+    from phobos_tools.simulator import ProgramRejected, load
+    for f in (load, build_file):
+        with pytest.raises(OSError, match="not a regular file"):
+            f("/dev/zero")
+    big = tmp_path / "big.ph"
+    big.write_bytes(b"kernel k() {}\n" + b"/" * MAX_SOURCE_BYTES)
+    with pytest.raises(ProgramRejected) as err:
+        load(big)
+    assert [d.code for d in err.value.diagnostics] == ["PH002"]
+    assert [d.code for d in build_file(big).diagnostics] == ["PH002"]
