@@ -599,3 +599,48 @@ def test_inner_loop_of_an_inlined_function_carried_by_the_outer_loop():
 
 def test_a_later_call_of_the_same_function_does_not_hide_the_race():
     assert_marked(PHASE.replace("{after}", "      barrier()\n      phase(t, A, O)"))
+
+
+def test_guards_are_read_with_i32_wraparound():
+    # `i * 65536 * 65536` is 0 in i32 for every i, so the read runs in every iteration and meets
+    # the store of the one before: the path stays (z3 on unbounded integers dropped it). The
+    # simulator sees the race too.
+    src = loop_kernel("""
+      for i in range(0, 4) {
+        if i * 65536 * 65536 == 0 {
+          O[0 :+ 1, 0 :+ 32] = t             //~ error PH303
+        }
+        t[0, ctx.lane] = 1.0
+      }""")
+    assert_marked(src)
+    from analysis_expect import source
+    from phobos_tools.simulator import DynamicCheckFailed, loads
+    import numpy as np
+    with pytest.raises(DynamicCheckFailed) as err:
+        loads(source(src), "k.ph", unchecked=True).kernel()(
+            *[np.zeros(s, np.float32) for s in ((8, 32), (8, 32))], grid=(1,))
+    assert err.value.code == "PH303"
+
+
+def test_guards_on_values_that_cannot_overflow_are_still_decided():
+    # a store in the last iteration of a loop to a runtime bound, and a guard on a parameter
+    # that wraps only outside its type's range: both paths are still dropped
+    assert_marked("""
+        @launch(32)
+        kernel k(O: tensor<f32>[8, 32], n: i32) {
+          var t: tile<f32>[1, 32] = 0.0
+          for r in range(0, n) {
+            O[0 :+ 1, 0 :+ 32] = t
+            if r == n - 1 {
+              t[0, ctx.lane] = 2.0
+            }
+          }
+          barrier()
+          for r in range(0, 8) {
+            O[0 :+ 1, 0 :+ 32] = t
+            if r + n == n + 7 {
+              t[0, ctx.lane] = 3.0
+            }
+          }
+        }
+    """)

@@ -5,7 +5,10 @@ loop is dropped only when z3 proves that no two iterations i < i' of that loop, 
 bounds, have the store's guard true at i and the read's guard true at i'. A guard is the
 conjunction of the conditions (taken or not) that enclose the node inside the loop.
 
-Integers are z3 integers: bit-vectors model overflow and give false answers here, and are slow.
+Integers are z3 integers, and every `+`, `-` and `*` wraps into its type's range (i32 or i64, as
+the lowering computes it: `((x + 2^(w-1)) mod 2^w) - 2^(w-1)`), so a guard that overflows is
+read as the GPU computes it (`i * 65536 * 65536 == 0` holds for every i). Bit-vectors would model
+the same, but are slow here.
 Each loop gets one incremental solver holding its bounds; each query is a push/pop. The solver
 runs under a fixed resource limit (``RLIMIT``), never a wall-clock timeout, so the verdict does
 not depend on machine load; "unknown" keeps the path.
@@ -26,6 +29,17 @@ RLIMIT = 2_000_000       # z3 resource units per query: fixed, so verdicts are r
 MAX_DEPTH = 24           # how deep `let` initializers are substituted
 
 
+I32_MAX = (1 << 31) - 1
+_CTX_RANGE = {("lane",): (0, 31), ("warp",): (0, 31), ("thread",): (0, 1023), ("lanes",): (32, 32),
+              ("warps",): (1, 32), ("threads",): (32, 1024)}
+_RANGES = {"i8": (-128, 127), "u8": (0, 255), "i32": (-I32_MAX - 1, I32_MAX), "i64": (-(1 << 63), (1 << 63) - 1),
+           "bool": (0, 1)}
+
+
+def _type_range(t) -> tuple[int, int]:
+    return _RANGES.get(t.name, _RANGES["i64"]) if isinstance(t, Scalar) else _RANGES["i64"]
+
+
 class LoopChecker:
     def __init__(self, facts):
         import z3
@@ -36,6 +50,7 @@ class LoopChecker:
         self.solvers: dict = {}
         self.fresh = 0
         self.shared: dict = {}
+        self.ranges: list = []         # the bounds of the shared symbols
         self._site_of_decl: dict | None = None
 
     # ---- public
@@ -50,6 +65,7 @@ class LoopChecker:
         try:
             solver.add(self._guard(loop, store_node, i0, 0))
             solver.add(self._guard(loop, read_node, i1, 1))
+            solver.add(*self.ranges)
             return solver.check() == z3.unsat
         except z3.Z3Exception:
             return False
@@ -163,36 +179,52 @@ class LoopChecker:
                     if p is b.node and k < len(inst.call_node.args):
                         return self._term(inst.call_node.args[k], inst.parent, loop, i, copy, depth + 1)
                 return self._fresh_int(copy)
-            if b.kind in ("extent", "function-dim", "param"):     # fixed for the whole launch
-                return self._shared(("b", b.uid))
+            if b.kind in ("extent", "function-dim"):        # fixed for the whole launch
+                return self._shared(("b", b.uid), 0, I32_MAX)
+            if b.kind == "param":
+                return self._shared(("b", b.uid), *_type_range(b.type))
             if b.kind in ("let", "loop") and not self._declared_in(b, loop):
-                return self._shared(("b", b.uid))
+                return self._shared(("b", b.uid), *_type_range(b.type))
             return self._fresh_int(copy)
         if isinstance(e, A.CtxPath):
-            return self._shared(("ctx",) + e.path)
+            return self._shared(("ctx",) + e.path, *_CTX_RANGE.get(e.path, (0, I32_MAX)))
         if isinstance(e, A.Unary) and e.op == "-":
-            return -self._term(e.operand, inst, loop, i, copy, depth + 1)
+            return self._wrap(-self._term(e.operand, inst, loop, i, copy, depth + 1), e, inst)
         if isinstance(e, A.Binary) and e.op in ("+", "-", "*", "/", "%"):
             a = self._term(e.lhs, inst, loop, i, copy, depth + 1)
             b = self._term(e.rhs, inst, loop, i, copy, depth + 1)
             if e.op == "+":
-                return a + b
+                return self._wrap(a + b, e, inst)
             if e.op == "-":
-                return a - b
+                return self._wrap(a - b, e, inst)
             if e.op == "*":
-                return a * b
+                return self._wrap(a * b, e, inst)
             if not (z3.is_int_value(b) and b.as_long() > 0):
                 return self._fresh_int(copy)
             q = z3.If(a >= 0, a / b, -((-a) / b))          # LANGUAGE §6: truncation toward zero
             return q if e.op == "/" else a - b * q
         return self._fresh_int(copy)
 
-    def _shared(self, key):
+    def _wrap(self, x, e, inst):
+        """``x`` wrapped into the range of ``e``'s integer type (two's complement)."""
+        z3 = self.z3
+        t = inst.types.get(id(e))
+        bits = 64 if isinstance(t, Scalar) and t.name in ("i64", "u64") else 32
+        if z3.is_int_value(x):
+            v = x.as_long()
+            return z3.IntVal((v + (1 << (bits - 1))) % (1 << bits) - (1 << (bits - 1)))
+        half, full = 1 << (bits - 1), 1 << bits
+        return z3.If(z3.And(x >= -half, x < half), x, (x + half) % full - half)
+
+    def _shared(self, key, lo: int, hi: int):
+        """A symbol the same in both iterations, within [lo, hi] (its type's range, or a ctx
+        field's): without the bound, wrapped arithmetic on it could not be decided."""
         t = self.shared.get(key)
         if t is None:
             z3 = self.z3
             t = z3.Int("_".join(str(k) for k in key))
             self.shared[key] = t
+            self.ranges.append(z3.And(t >= lo, t <= hi))
         return t
 
     def _let_initializer(self, name: A.Name, inst, loop):
