@@ -260,13 +260,32 @@ class Machine(ScalarEval, TileEval, ThreadOps):
             iterations += 1
             waited = self.sync_ops > synced         # this iteration polled with acquire or atomic
             if var is not None:
-                i = cast(i + step, b.type)
+                i = self._next_loop_value(s, b, i, step, active)
             elif self._no_progress(before, active):
                 self._stuck(s, "repeats with nothing changed, so it never ends", waited, active)
             if iterations >= limit:
                 self._stuck(s, f"has run {iterations:,} iterations, the simulator's limit", waited, active)
         frame.loops.pop()
         self.set_mask(saved & ~frame.returned)
+
+    def _next_loop_value(self, s, b, i, step, active):
+        """``i + step``, after checking that no thread still in the loop steps past the largest
+        value of the loop variable's type: LANGUAGE §5's loop would stop there, but on a GPU the
+        variable wraps around (the lowering's add is undefined on overflow) and the loop runs on."""
+        dt = dtype_of(b.type)
+        top = int(np.iinfo(dt).max)
+        # i + step > top, without overflowing: i > top - step (a step below 1 never climbs)
+        limit = np.subtract(dt.type(top), np.maximum(np.asarray(step, dtype=dt), dt.type(0)))
+        over = active & (np.asarray(i) > limit)
+        if over.any():
+            p = np.flatnonzero(over)
+            t, cta = self.thread_of(p[0])
+            fire("PH407", f"the loop variable `{b.name}` steps past {top:,}, the largest {b.type}, in "
+                 f"{thread_list(p % self.T)} of CTA {cta}", s.span,
+                 label=f"`{b.name}` + step overflows {b.type} here",
+                 help=f"bound the loop so that its last value plus the step fits in {b.type}, or give it "
+                      "i64 bounds")
+        return cast(i + step, b.type)
 
     def _progress_state(self):
         return (self.mask, self.writes, {u: self.env.get(u) for u in self.var_uids})

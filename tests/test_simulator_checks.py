@@ -275,3 +275,23 @@ kernel k(F: tensor<i32>[2]) {
     flags = np.zeros(2, np.int32)
     flags[1] = 1                                        # already raised: no wait at all
     loads(src).kernel()(flags, grid=(2,))
+
+
+def test_ph407_a_loop_variable_that_steps_past_its_type():
+    # LANGUAGE §5's loop stops at 2147483645 + 5; on a GPU the i32 wraps and the loop runs on
+    src = """@launch(32)
+kernel k(O: tensor<i32>[32]) {
+  var n = 0
+  for i in range(2147483640, 2147483647, STEP) {
+    n += 1
+  }
+  O[ctx.thread] = n
+}
+"""
+    e = fails(src.replace("STEP", "5"), np.zeros(32, np.int32), unchecked=False)
+    assert e.code == "PH407" and at(e) == (4, 3)
+    assert "steps past 2,147,483,647, the largest i32, in threads 0-31" in str(e)
+    # the last value plus the step still fits: the loop ends normally
+    out = np.zeros(32, np.int32)
+    loads(src.replace("STEP", "7"), "k.ph").kernel()(out, grid=(1,))
+    assert (out == 1).all()

@@ -65,6 +65,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH404": ("deadlock", "a CTA that waits for a CTA the simulator runs after it"),
     "PH405": ("runaway-loop", "a loop that makes no progress or passes the simulator's iteration limit"),
     "PH406": ("division-by-zero", "an integer division or remainder by zero"),
+    "PH407": ("loop-variable-overflow", "a `for` loop variable that steps past the largest value of its type"),
     # --- PH9xx: internal ---
     "PH900": ("internal-error", "an unexpected failure inside phobos-tools (a bug: please report it)"),
     "PH901": ("lowering-internal-error", "an unexpected failure inside the lowering (a bug)"),
