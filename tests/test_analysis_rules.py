@@ -878,7 +878,8 @@ def test_9_5_functions_store_and_read_the_callers_buffers():
           copy_out(A[0 :+ 1, 0 :+ 32], O[1 :+ 1, 0 :+ 32])
         }
     """)
-    assert any("`S` is a view of `A`" in n for d in r.diagnostics for n in d.notes)
+    assert any("`S` is parameter `S` of `copy_out`, bound to `A` by the call at 14:3" in n
+               for d in r.diagnostics for n in d.notes)
 
 
 # ================================================================ §9.6 the barrier rule is a path property

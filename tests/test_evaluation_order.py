@@ -293,3 +293,31 @@ def test_a_call_on_the_right_of_and_names_the_left_side():
     assert d.label == "reached only by the lanes where the left side of `&&`/`||` lets it run"
     assert "the call on the right of `&&`/`||` runs only where it allows" in [c.text for c in d.chain][0]
     assert d.help == "call it before the `&&`/`||`, or make the left side uniform"
+
+
+def test_a_store_inside_a_function_shows_its_call_and_the_names_at_both_ends():
+    from analysis_expect import check
+    r = check("""
+        fn put(t: tile<f32>[1, 32]) {
+          t[0, ctx.lane] = 1.0
+        }
+        fn show(t: tile<f32>[1, 32], O: tensor<f32>[1, 32]) {
+          O[0 :+ 1, 0 :+ 32] = t
+        }
+        @launch(128)
+        kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+          var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+          var u: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+          put(u)
+          show(t, O)
+          show(u, O)
+        }
+    """)
+    (d,) = r.diagnostics
+    assert (d.code, d.span.line) == ("PH303", 5)
+    texts = [(c.span.line, c.text) for c in d.chain]
+    assert texts == [
+        (11, "inlined from 11:3: this call of `put` holds the store"),
+        (2, "each thread stores to `t` (that is `u`) here, at an index that differs between lanes"),
+        (13, "inlined from 13:3: this call of `show` holds the operation")]
+    assert d.notes == ["`t` is parameter `t` of `show`, bound to `u` by the call at 13:3"]

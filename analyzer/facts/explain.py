@@ -149,7 +149,7 @@ def reach_label(kind: int, last_reason, sites=None) -> str:
     return f"reached only by the {w} where the left side of `&&`/`||` lets it run"
 
 
-def inlined_steps(inst, labels: list[Label]) -> list[Label]:
+def inlined_steps(inst, labels: list[Label], what: str = "the operation") -> list[Label]:
     """For a diagnostic inside an inlined function: one step per call that brought it there,
     outermost first (DESIGN.md: "inlined from L:C"), unless the chain already shows the call."""
     shown = {label.span for label in labels}
@@ -158,7 +158,7 @@ def inlined_steps(inst, labels: list[Label]) -> list[Label]:
         sp = inst.call_span
         if sp not in shown:
             steps.append(Label(sp, f"inlined from {sp.line}:{sp.column}: this call of `{inst.name}` "
-                                   "holds the operation"))
+                                   f"holds {what}"))
         inst = inst.parent
     steps.reverse()
     return steps
@@ -188,3 +188,17 @@ def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -
     if tag == "guard":
         return f"call it before the `&&`/`||`, or make the left side {same}"
     return f"move {what} out of the branch{in_branch}, or make the condition {same}"
+
+
+def written_name(target) -> str | None:
+    """The name a store writes through (`t` of `t[0, i] = ..`)."""
+    while isinstance(target, A.Index):
+        target = target.base
+    return target.id if isinstance(target, A.Name) else None
+
+
+def parameter_of(inst, name: str) -> str | None:
+    """The function whose parameter ``name`` is, when ``inst`` is an inlined function's body."""
+    if inst is not None and inst.kind == "function" and any(p.name == name for p in inst.node.params):
+        return inst.name
+    return None

@@ -34,7 +34,7 @@ what it stored itself, and a point read of another thread's store is outside thi
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
-from ..facts.explain import chain_labels, inlined_steps
+from ..facts.explain import chain_labels, inlined_steps, parameter_of, written_name
 from ..facts.schema import VARYING
 from .registry import SPEC_PAGE, Rule
 
@@ -73,10 +73,17 @@ def diagnose(match) -> Diagnostic:
     labels, _ = chain_labels(facts, key)
     between = "lanes" if kind == VARYING else "warps"
     stored = buf.split("#", 1)[0]
-    labels.append(Label(store.span, f"each thread stores to `{stored}` here, {what} differs between {between}"))
+    store_inst = facts.cfg.sites[store.node].inst
+    labels += inlined_steps(store_inst, labels, "the store")
+    written = written_name(store.target)
+    as_written = f"`{written}` (that is `{stored}`)" if written and written != stored else f"`{stored}`"
+    labels.append(Label(store.span, f"each thread stores to {as_written} here, {what} differs between {between}"))
     notes = []
     if name != stored:
-        notes.append(f"`{name}` is a view of `{stored}`")
+        param = parameter_of(op.inst, name)
+        sp = op.inst.call_span
+        notes.append(f"`{name}` is parameter `{name}` of `{param}`, bound to `{stored}` by the call at "
+                     f"{sp.line}:{sp.column}" if param else f"`{name}` is a view of `{stored}`")
     labels += inlined_steps(op.inst, labels)
     if loop is not None:
         sp = loop.ast.span
@@ -88,3 +95,4 @@ def diagnose(match) -> Diagnostic:
                       chain=labels, notes=notes,
                       help="put `barrier()` after the store and before this read",
                       spec=SpecRef(SPEC_PAGE, RULE.section))
+
