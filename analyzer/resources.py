@@ -51,9 +51,19 @@ def tile_bytes(t: Tile) -> int:
     return (n + TILE_ALIGN - 1) // TILE_ALIGN * TILE_ALIGN
 
 
+@dataclass(frozen=True)
+class ArgumentTile:
+    """The fresh tile a computed tile argument (`f(t * 2.0)`) is swept into before the call."""
+    name: str
+    span: object
+    type: Tile
+
+
 def declared_tiles(kinfo) -> list:
     """(binding, bytes) of every tile the kernel allocates: `var` tiles and materialized `let`s
-    (a `let` view allocates nothing), in the kernel and each inlined call."""
+    (a `let` view allocates nothing), in the kernel and each inlined call, and the tile of each
+    computed tile argument (an ArgumentTile)."""
+    from .sema_helpers import _is_plain_tile
     out = []
     stack = [kinfo.instance]
     while stack:
@@ -61,6 +71,13 @@ def declared_tiles(kinfo) -> list:
         for b in inst.bindings:
             if b.kind in ("var", "let") and isinstance(b.type, Tile) and b.type.static:
                 out.append((b, tile_bytes(b.type)))
+        for callee in inst.calls.values():
+            call = callee.call_node
+            for p, a in zip(callee.node.params, call.args if call is not None else ()):
+                t = inst.types.get(id(a))
+                if p.type.kind == "tile" and isinstance(t, Tile) and t.static and not _is_plain_tile(a, inst):
+                    arg = ArgumentTile(f"{p.name}` of `{callee.name}", a.span, t)
+                    out.append((arg, tile_bytes(t)))
         stack.extend(inst.calls.values())
     return out
 

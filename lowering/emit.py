@@ -966,9 +966,9 @@ class KernelEmitter:
             if pb is None:
                 raise LoweringError(f"parameter `{p.name}` of `{fn.name}` has no binding", call.span)
             if isinstance(pb.type, (Tensor, Tile)):
-                if not isinstance(a, (A.Name, A.Index)):
-                    raise Unsupported(f"passing a computed tile to `{fn.name}` is not supported by phobos-build yet; "
-                                      "store it in a `var` first", a.span)
+                if not isinstance(a, (A.Name, A.Index)):          # a computed tile: `f(t * 2.0)`
+                    bound.append((pb, ("mem", self._argument_tile(fn, p, a)), None))
+                    continue
                 bound.append((pb, ("mem", self.memref(a)), None))
             else:
                 bound.append((pb, ("value", self.to(self.expr(a), pb.type)), self.twos(a)))
@@ -996,6 +996,21 @@ class KernelEmitter:
         if frame.result is not None:
             return Val(self.b.load(frame.result, typ=value_ir(ret_t)), ret_t)
         return None
+
+    def _argument_tile(self, fn: A.Function, p: A.Param, a) -> MemRef:
+        """A computed tile argument, swept into a fresh tile of its own before the call (the
+        checker records the sweep, a CTA-wide read of its tiles, at the argument)."""
+        t = settled(self.inst.types[id(a)])
+        count = 1
+        for d in t.shape:
+            count *= d
+        ptr = self.smem.named(f"{fn.name}_{p.name}_arg", settle(t.elem), count)
+        ref = self.tile_ref(ptr, settle(t.elem), list(t.shape))
+        # the call may run again (in a loop): every thread is done with the tile's last value
+        # (the body's point reads and stores of it) before it is overwritten
+        K.barrier(self.ops)
+        self.tiles.statement(a, ref, a, "=")
+        return ref
 
     def _bind_function_dims(self, callee, fn: A.Function) -> None:
         """A function's dimension names take the extents of the arguments' shapes."""

@@ -333,3 +333,32 @@ def test_shared_memory_over_the_target_limit_is_a_located_error():
 def test_interpreter_builds_the_same_module_the_compiler_does():
     module, kinfo = build(example("tiled_gemm"))
     assert kinfo.kernel.name in module.globals
+
+
+def test_a_computed_tile_argument_is_swept_into_a_tile_of_its_own():
+    # `first(t * 2.0 + f32(i))` in a loop: the fresh tile is rewritten each iteration, after a
+    # barrier, while the callee reads it per thread; `exp(t)` to a function that copies it out
+    src = """fn first(t: tile<f32>[2, 32]) -> f32 {
+  return t[1, ctx.lane]
+}
+fn copy_out(t: tile<f32>[2, 32], O: tensor<f32>[2, 32]) {
+  O[0 :+ 2, 0 :+ 32] = t
+}
+@launch(64)
+kernel k(A: tensor<f32>[2, 32], O: tensor<f32>[64], P: tensor<f32>[2, 32]) {
+  var t: tile<f32>[2, 32] = A[0 :+ 2, 0 :+ 32]
+  var acc: f32 = 0.0
+  for i in range(0, 3) {
+    acc += first(t * 2.0 + f32(i))
+  }
+  O[ctx.thread] = acc
+  copy_out(exp(t), P)
+}
+"""
+    A = rng.standard_normal((2, 32)).astype(np.float32)
+    a = {"A": A, "O": np.zeros(64, np.float32), "P": np.zeros((2, 32), np.float32)}
+    run(src, a, (2,))
+    close(a["O"], sum(A[1, np.arange(64) % 32].astype(np.float64) * 2 + i for i in range(3)), 1e-6)
+    close(a["P"], np.exp(A.astype(np.float64)), 1e-6)
+    ptx = ptx_of(src)
+    assert ptx.count(".shared") >= 3          # t and the two argument tiles

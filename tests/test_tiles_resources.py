@@ -118,3 +118,15 @@ def test_the_runtime_passes_dynamic_shared_memory_at_launch():
     fake.launch(k, prepared, (1, 1, 1), None)
     assert calls == [("attr", "max", 131072), ("launch", 131072), ("launch", 131072)]
     assert d.sum() == 0
+
+
+def test_a_computed_tile_argument_counts_as_a_tile_of_its_own():
+    # `first(a * 2.0)` sweeps into a fresh tile before the call (LANGUAGE §2 arguments, §10)
+    src = ("fn first(t: tile<f32>[128, 72]) -> f32 {\n  return t[0, 0]\n}\n"
+           + kernel("  var a: tile<f32>[128, 72] = 0.0\n  O[0, 0] = first(a * 2.0) + first(a)"))
+    assert check(program(src), "sm_90") == []
+    [d] = check(program(src), "sm_75")                      # 2 x 36 KB: over sm_75's 64 KB
+    assert d.code == "PH211" and "73,728" in d.message
+    assert [lab.text for lab in d.chain] == ["`a`: f32[128, 72], 36,864 bytes",
+                                             "`t` of `first`: f32[128, 72], 36,864 bytes"]
+    assert (d.chain[1].span.line, d.chain[1].span.column) == (7, 19)      # at `a * 2.0`
