@@ -53,8 +53,9 @@ def tile_bytes(t: Tile) -> int:
 
 @dataclass(frozen=True)
 class ArgumentTile:
-    """The fresh tile a computed tile argument (`f(t * 2.0)`) is swept into before the call."""
-    name: str
+    """A tile the lowering allocates for a call: the one a computed tile argument (`f(t * 2.0)`)
+    is swept into before the call, or the one a function's tile result is returned in."""
+    what: str                  # as the label names it
     span: object
     type: Tile
 
@@ -76,8 +77,11 @@ def declared_tiles(kinfo) -> list:
             for p, a in zip(callee.node.params, call.args if call is not None else ()):
                 t = inst.types.get(id(a))
                 if p.type.kind == "tile" and isinstance(t, Tile) and t.static and not _is_plain_tile(a, inst):
-                    arg = ArgumentTile(f"{p.name}` of `{callee.name}", a.span, t)
+                    arg = ArgumentTile(f"`{p.name}` of `{callee.name}`", a.span, t)
                     out.append((arg, tile_bytes(t)))
+            r = callee.ret_type
+            if call is not None and isinstance(r, Tile) and r.static:
+                out.append((ArgumentTile(f"the result of `{callee.name}`", call.span, r), tile_bytes(r)))
         stack.extend(inst.calls.values())
     return out
 
@@ -100,7 +104,8 @@ def _kernel(kinfo, arch: str, limits: Limits) -> list[Diagnostic]:
     span = kinfo.kernel.name_span
     tiles = sorted(declared_tiles(kinfo), key=lambda x: -x[1])
     total = sum(n for _, n in tiles)
-    labels = [Label(b.span, f"`{b.name}`: {b.type.elem}[{', '.join(str(d) for d in b.type.shape)}], {n:,} bytes")
+    labels = [Label(b.span, f"{b.what if isinstance(b, ArgumentTile) else f'`{b.name}`'}: {b.type.elem}"
+                            f"[{', '.join(str(d) for d in b.type.shape)}], {n:,} bytes")
               for b, n in tiles]
     if total > limits.shared_per_block:
         out.append(Diagnostic(

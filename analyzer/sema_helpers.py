@@ -91,6 +91,11 @@ def _is_plain_tile(value, inst: Instance) -> bool:
     return isinstance(value, A.Name) and isinstance(inst.types.get(id(value)), Tile)
 
 
+def _is_tile_call(value, inst: Instance) -> bool:
+    """The value is a call of a function that returns a tile (a copy of the call's result)."""
+    return isinstance(value, A.Call) and id(value) in inst.calls and isinstance(inst.types.get(id(value)), Tile)
+
+
 def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
     """Buffers a tile-valued expression reads: its slices and tile/view names (LANGUAGE §9.5).
     A view reads the buffer it was sliced from; ``names`` receives buffer -> name as written."""
@@ -117,7 +122,9 @@ def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
             stack.extend((e.rhs, e.lhs))
         elif isinstance(e, A.Unary):
             stack.append(e.operand)
-        elif isinstance(e, A.Call):
+        elif isinstance(e, A.Call) and id(e) not in inst.calls:
+            # (a function's tile result is a tile of its own: what the function reads, it reads
+            # inside, where its own operations are recorded)
             stack.extend(reversed(e.args))
     return list(dict.fromkeys(reads))
 
@@ -137,8 +144,8 @@ def _broadcast_scalars(value, inst: Instance) -> list:
             stack.extend((e.rhs, e.lhs))
         elif isinstance(e, A.Unary):
             stack.append(e.operand)
-        elif isinstance(e, A.Call) and e.func not in TILE_BUILTINS[:-1]:
-            stack.extend(reversed(e.args))
+        elif isinstance(e, A.Call) and e.func not in TILE_BUILTINS[:-1] and id(e) not in inst.calls:
+            stack.extend(reversed(e.args))      # (a function's arguments are not broadcast)
     return out
 
 

@@ -8,7 +8,7 @@ from math import prod
 from .builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
 from .ops import ASSIGN, STORE, OpClass, OpInfo
-from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _tile_reads, _broadcast_scalars
+from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _is_tile_call, _tile_reads, _broadcast_scalars
 from .sema_model import Scope
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -293,7 +293,7 @@ class StatementChecks:
 
     def tile_statement_op(self, s, value, op: str, target_buffer: str | None, target=None) -> None:
         """Record the CTA-wide operation a tile-valued statement compiles to."""
-        if op == "=" and _is_plain_tile(value, self.inst):
+        if op == "=" and (_is_plain_tile(value, self.inst) or _is_tile_call(value, self.inst)):
             name = "tile copy"
         elif op == "=" and isinstance(value, A.Call) and value.func in TILE_BUILTINS and value.func != "tmax":
             name = value.func
@@ -451,6 +451,10 @@ class StatementChecks:
             elif t.elem != want.elem or not _broadcasts_to(t.shape, want.shape, self.generic) or \
                     t.shape != want.shape and not self.generic:
                 self.error("PH106", f"the function returns {want}, not {t}", s.value.span)
+            else:
+                # the value is copied (or swept) into the call's result tile by the whole CTA:
+                # a CTA-wide operation, reading the tiles it names (§9.5)
+                self.tile_statement_op(s, s.value, "=", target_buffer=None)
 
     def stmt_ExprStmt(self, s: A.ExprStmt) -> None:
         e = s.expr

@@ -97,6 +97,7 @@ class Frame:
     exit: ir.Block
     result: object = None          # alloca of a function's result
     result_t: object = None
+    result_tile: object = None     # the MemRef a function's tile result is returned in
 
 
 class KernelEmitter:
@@ -549,7 +550,11 @@ class KernelEmitter:
 
     def stmt_Return(self, s: A.Return) -> None:
         frame = self.frames[-1]
-        if s.value is not None and frame.result is not None:
+        if s.value is not None and frame.result_tile is not None:
+            # the whole CTA copies or sweeps the value into the call's result tile (the checker
+            # has made sure every thread gets here)
+            self.tiles.statement(s, frame.result_tile, s.value, "=")
+        elif s.value is not None and frame.result is not None:
             self.b.store(self.to(self.expr(s.value), frame.result_t).v, frame.result)
         self.b.branch(frame.exit)
         self._dead_block()
@@ -978,6 +983,12 @@ class KernelEmitter:
         if isinstance(ret_t, (Scalar, Run)):
             frame.result = self.alloca(value_ir(ret_t), name=f"{fn.name}_result")
             frame.result_t = ret_t
+        elif isinstance(ret_t, Tile):              # a tile of its own for this call (§2)
+            count = 1
+            for d in ret_t.shape:
+                count *= d
+            ptr = self.smem.named(f"{fn.name}_result", settle(ret_t.elem), count)
+            frame.result_tile = self.tile_ref(ptr, settle(ret_t.elem), list(ret_t.shape))
         for pb, slot, tw in bound:
             self.slots[pb.uid] = slot
             if tw is not None:
@@ -995,7 +1006,7 @@ class KernelEmitter:
         self.b.position_at_end(exit_bb)
         if frame.result is not None:
             return Val(self.b.load(frame.result, typ=value_ir(ret_t)), ret_t)
-        return None
+        return frame.result_tile
 
     def _argument_tile(self, fn: A.Function, p: A.Param, a) -> MemRef:
         """A computed tile argument, swept into a fresh tile of its own before the call (the

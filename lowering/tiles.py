@@ -144,7 +144,11 @@ class TileLowering:
             self.prepare(sw, node.operand)
         elif isinstance(node, A.Call):
             if id(node) in em.inst.calls:
-                raise Unsupported("a function returning a tile is not supported by phobos-build yet", node.span)
+                # a function returning a tile: inlined here, before the pass over elements, its
+                # result tile is then read like a tile variable
+                if id(node) not in sw.leaves:
+                    sw.leaves[id(node)] = em.inline(node, em.inst.calls[id(node)])
+                return
             for a in node.args:
                 self.prepare(sw, a)
         else:
@@ -177,8 +181,8 @@ class TileLowering:
 
     def materialize_others(self, sw: Sweep, node) -> None:
         """Every producer in the tree but the fused one (and not inside it) goes to scratch."""
-        if not isinstance(node, (A.Binary, A.Unary, A.Call)) or id(node) in sw.scalars:
-            return
+        if not isinstance(node, (A.Binary, A.Unary, A.Call)) or id(node) in sw.scalars or id(node) in sw.leaves:
+            return                  # (a function's tile result is a leaf: prepare inlined it)
         if node is sw.fused:
             return
         if self._is_producer(node):
@@ -206,6 +210,8 @@ class TileLowering:
                 return
             if id(n) in sw.subst:
                 return
+            if isinstance(n, A.Call) and id(n) in self.em.inst.calls:
+                return              # a function's tile result: a tile of its own, already made
             if isinstance(n, (A.Name, A.Index)):
                 ref = sw.leaves.get(id(n))
                 if ref is not None and ref.buffer is target.buffer:

@@ -321,3 +321,23 @@ def test_a_store_inside_a_function_shows_its_call_and_the_names_at_both_ends():
         (2, "each thread stores to `t` (that is `u`) here, at an index that differs between lanes"),
         (13, "inlined from 13:3: this call of `show` holds the operation")]
     assert d.notes == ["`t` is parameter `t` of `show`, bound to `u` by the call at 13:3"]
+
+
+def test_returning_a_tile_is_a_cta_wide_copy_into_the_calls_result():
+    assert_marked("""
+        fn twice(t: tile<f32>[1, 32]) -> tile<f32>[1, 32] {
+          return t * 2.0 //~ error PH303 PH301
+        }
+        @launch(32)
+        kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+          var u: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+          u[0, ctx.lane] = 1.0
+          var v: tile<f32>[1, 32] = twice(u)
+          barrier()
+          var x: tile<f32>[1, 32] = twice(u)
+          if ctx.lane == 0 {
+            var w: tile<f32>[1, 32] = twice(v) //~ error PH301 "`tile copy`"
+          }
+          O[0, ctx.lane] = v[0, ctx.lane]
+        }
+    """)

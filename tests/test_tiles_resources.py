@@ -130,3 +130,11 @@ def test_a_computed_tile_argument_counts_as_a_tile_of_its_own():
     assert [lab.text for lab in d.chain] == ["`a`: f32[128, 72], 36,864 bytes",
                                              "`t` of `first`: f32[128, 72], 36,864 bytes"]
     assert (d.chain[1].span.line, d.chain[1].span.column) == (7, 19)      # at `a * 2.0`
+
+
+def test_a_tile_result_counts_as_a_tile_of_its_own():
+    src = ("fn twice(t: tile<f32>[128, 72]) -> tile<f32>[128, 72] {\n  return t * 2.0\n}\n"
+           + kernel("  var a: tile<f32>[128, 72] = 0.0\n  a = twice(a)\n  O[0 :+ 128, 0 :+ 72] = a"))
+    [d] = check(program(src), "sm_75")
+    assert [lab.text for lab in d.chain] == ["`a`: f32[128, 72], 36,864 bytes",
+                                             "the result of `twice`: f32[128, 72], 36,864 bytes"]
