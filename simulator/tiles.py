@@ -40,6 +40,7 @@ def lift(x, rank: int):
 
 class TileEval:
     cur_op = None
+    _hoisted: dict | None = None     # id(node) -> value, what a tile statement evaluated first
 
     # ---------------------------------------------------------------- regions
     def view_of(self, e) -> Region:
@@ -124,7 +125,7 @@ class TileEval:
                 region = self.view_of(s.target)
             buf = region.buf
             rank = len(region.shape)
-            value = self.tv(s.value, cidx)
+            value = self.statement_value(s.value, cidx)
             if binop:
                 current = self.read_region(region, cidx, s.target)
                 value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
@@ -143,12 +144,45 @@ class TileEval:
         return not np.array_equal(np.where(inb, before, value), value, equal_nan=value.dtype.kind == "f")
 
     def tile_result(self, e, cidx: np.ndarray, t: Tile) -> np.ndarray:
-        v = lift(V.cast(self.tv(e, cidx), t.elem), len(t.shape))
+        v = lift(V.cast(self.statement_value(e, cidx), t.elem), len(t.shape))
         return np.broadcast_to(v, (cidx.size,) + tuple(t.shape))
+
+    def statement_value(self, e, cidx: np.ndarray):
+        """The value of a tile statement's expression. As the lowering runs it (and the checker
+        reads it), the scalars it broadcasts and the functions it calls are evaluated first, in
+        source order; only then are its tiles read (so `u + f(u)` adds what `f` left in `u`)."""
+        saved = self._hoisted
+        self._hoisted = {}
+        try:
+            self._hoist(e, cidx)
+            return self.tv(e, cidx)
+        finally:
+            self._hoisted = saved
+
+    def _hoist(self, e, cidx) -> None:
+        t = self.types[id(e)]
+        if isinstance(t, Scalar) or (isinstance(e, A.Call) and id(e) in self.inst.calls):
+            self._hoisted[id(e)] = self._tv(e, cidx)
+            return
+        if isinstance(e, A.Binary):
+            self._hoist(e.lhs, cidx)
+            self._hoist(e.rhs, cidx)
+        elif isinstance(e, A.Unary):
+            self._hoist(e.operand, cidx)
+        elif isinstance(e, A.Call):
+            for a in e.args:
+                self._hoist(a, cidx)
 
     # ---------------------------------------------------------------- expressions
     def tv(self, e, cidx: np.ndarray):
         """A tile-valued expression (or a scalar a sweep broadcasts) in the CTAs ``cidx``."""
+        if self._hoisted:
+            v = self._hoisted.get(id(e))
+            if v is not None:
+                return v
+        return self._tv(e, cidx)
+
+    def _tv(self, e, cidx: np.ndarray):
         t = self.types[id(e)]
         if isinstance(t, Scalar):
             v = self.cta_uniform(self.ev(e), e, self.cur_op)

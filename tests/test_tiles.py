@@ -415,3 +415,51 @@ def test_functions_return_tiles_in_a_tile_of_their_own(s):
     loads(TILE_RESULTS, "k.ph").kernel()(b["A"], b["O"], b["S"], b["F"], s, grid=(2,))
     for k in ("O", "S", "F"):
         close(b[k], a[k], 1e-6)
+
+
+ORDER = {
+    # a function called in a tile statement runs before the statement reads its tiles, in the
+    # lowering (which inlines it while preparing the statement) and in the simulator alike
+    "tile parameter": """fn f(t: tile<f32>[R, C]) -> tile<f32>[R, C] {
+  t[0 :+ R, 0 :+ C] = 5.0
+  return t
+}
+@launch(32)
+kernel k(X: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var u: tile<f32>[1, 32] = X[0 :+ 1, 0 :+ 32]
+  O[0 :+ 1, 0 :+ 32] = u + f(u)
+}
+""",
+    "tensor, scalar result": """fn f(X: tensor<f32>[R, C]) -> f32 {
+  X[0 :+ R, 0 :+ C] = 5.0
+  return 5.0
+}
+@launch(32)
+kernel k(X: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  O[0 :+ 1, 0 :+ 32] = X[0 :+ 1, 0 :+ 32] + f(X)
+}
+""",
+    "where": """fn f(t: tile<f32>[R, C]) -> tile<f32>[R, C] {
+  t[0 :+ R, 0 :+ C] = 5.0
+  return t * 1.0
+}
+@launch(32)
+kernel k(X: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var u: tile<f32>[1, 32] = X[0 :+ 1, 0 :+ 32]
+  O[0 :+ 1, 0 :+ 32] = where(u > 3.0, u, f(u))
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_calls_in_a_tile_statement_run_before_its_tiles_are_read(name):
+    from phobos_tools.simulator import loads
+    src = ORDER[name]
+    X = (rng.random((1, 32)) * 6).astype(np.float32)
+    a = {"X": X.copy(), "O": np.zeros((1, 32), np.float32)}
+    run(src, a, (1,))
+    close(a["O"], np.full((1, 32), 10.0) if name != "where" else np.full((1, 32), 5.0), 0.0)
+    b = [X.copy(), np.zeros((1, 32), np.float32)]
+    loads(src, "k.ph").kernel()(*b, grid=(1,))
+    close(b[1], a["O"], 0.0)
