@@ -157,7 +157,8 @@ class StatementChecks:
                 what = {"let": "a `let`", "view": "a `let` view", "param": "a parameter", "extent": "a tensor extent",
                         "const": "a constant", "loop": "a loop variable", "function-dim": "a dimension"}.get(b.kind, "it")
                 help_ = ("declare it with `var` to assign to it" if b.kind == "let" else
-                         "assign to a slice of it: `v[..] = ..`" if b.kind == "view" else None)
+                         f"assign to a slice of it: `{b.name}[..] = ..`"
+                         if b.kind == "view" or b.kind == "param" and isinstance(b.type, Tile) else None)
                 self.error("PH115", f"cannot assign to `{b.name}`: it is {what}", target.span,
                            label="not assignable", help=help_)
                 return

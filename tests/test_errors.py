@@ -82,6 +82,10 @@ CASES = [
 
 # More inputs per code: other forms of the same mistake.
 MORE_CASES = [
+    # a tile parameter, like a view, is written through a slice (the help says how)
+    Case("PH115", "fn f(t: tile<f32>[1, 32]) {\n  t += 1.0\n}\n@launch(32)\nkernel k() {\n"
+         "  var u: tile<f32>[1, 32] = 0.0\n  f(u)\n}\n", 2, 3, "cannot assign to `t`: it is a parameter",
+         help="assign to a slice of it: `t[..] = ..`"),
     # attribute values past i32 (an @aligned one was accepted; an @autotune one surfaced later as PH211)
     Case("PH202", "@aligned(N = 99999999999999999999)\nkernel k(A: tensor<f32>[N]) {\n}\n", 1, 14,
          "the alignment must be a positive i32, not 99999999999999999999"),
