@@ -31,11 +31,21 @@ def cache_dir() -> Path:
     return Path(base) / "phobos-tools"
 
 
+def fingerprint_files() -> list[tuple[str, Path]]:
+    """(name, path) of every source file whose change must miss the cache."""
+    root = Path(__file__).resolve().parent.parent
+    files = sorted((root / "lowering").glob("*.py")) + sorted((root / "analyzer").rglob("*.py")) \
+        + sorted((root / "analyzer").rglob("*.lark"))
+    return [(f.relative_to(root).as_posix(), f) for f in files]
+
+
 @lru_cache(maxsize=1)
 def _compiler_fingerprint() -> str:
+    """The lowering's and the analyzer's sources (the analysis decides what the lowering emits:
+    a collective over a uniform value needs no shuffle) and llvmlite's version."""
     h = hashlib.sha256()
-    for f in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(f.name.encode())
+    for name, f in fingerprint_files():
+        h.update(name.encode())
         h.update(f.read_bytes())
     try:
         import llvmlite

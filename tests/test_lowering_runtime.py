@@ -119,3 +119,12 @@ def test_build_cache_compiles_once(tmp_path, monkeypatch):
     assert len(calls) == 2
     k = load_kernel(REPO / "examples" / "lanes_matvec.ph", "lanes_matvec")
     assert k.block == 128 and json.loads(json.dumps(k.manifest)) == m
+
+
+def test_the_build_cache_key_covers_the_analyzer_too():
+    # the analysis decides what the lowering emits (no shuffle for a uniform collective), so a
+    # change to the analyzer alone must miss the cache as a change to the lowering does
+    from phobos_tools.lowering.cache import fingerprint_files
+    names = {name for name, _ in fingerprint_files()}
+    assert {"lowering/emit.py", "analyzer/semantics.py", "analyzer/facts/derive.py",
+            "analyzer/syntax/phobos.lark"} <= names
