@@ -231,6 +231,17 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         bounds = [cast(self.ev(a), t) for a in s.args]
         lo, hi = bounds[0], bounds[1]
         step = bounds[2] if len(bounds) == 3 else cast(1, t)
+        if len(bounds) == 3:
+            # LANGUAGE §5: the step must be positive (a constant one is checked statically)
+            bad = self.mask & np.broadcast_to((np.asarray(step) <= 0) & (np.asarray(lo) < np.asarray(hi)), self.mask.shape)
+            if bad.any():
+                p = np.flatnonzero(bad)
+                _, cta = self.thread_of(p[0])
+                v = np.asarray(step)
+                v = v.flat[p[0]] if v.ndim else v
+                fire("PH405", f"the step of this `for` loop is {v} in {thread_list(p % self.T)} of CTA {cta}, "
+                     "but it must be positive: the loop would not end", s.args[2].span,
+                     label="a step that is not positive", help="make the step positive (LANGUAGE §5)")
         self.loop(s, s.body, var=(b, lo, hi, step))
 
     def loop(self, s, body: A.Block, cond=None, var=None) -> None:
@@ -309,7 +320,10 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         word = "`while`" if isinstance(s, A.While) else "`for`"
         ctas = sorted({int(c) for c in self.cta_of[active]}) or [0]
         where = self.cta_label(ctas[0])
-        if waited and self.last_sync is not None and self.sequential:
+        x, y, z = (int(v) for v in self.cta_coords[ctas[0]])
+        gx, gy, gz = self.grid
+        later = x + gx * (y + gy * z) < gx * gy * gz - 1       # a CTA runs after this one
+        if waited and self.last_sync is not None and self.sequential and later:
             span, text = self.last_sync
             fire("PH404", f"CTA {where} waits for a CTA that runs after it: this {word} loop {what}",
                  s.span, label="the waiting loop",
@@ -335,8 +349,17 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         frame = self.frames[-1]
         if s.value is not None:
             if isinstance(frame.ret_type, Tile):
-                cidx = np.flatnonzero(self.mask.reshape(self.C, self.T).any(1))
-                frame.ret[cidx] = self.tile_result(s.value, cidx, frame.ret_type)
+                # the CTA-wide copy or sweep into the call's result: every thread of the CTA must
+                # get here (PH301), and its reads are checked as this operation's
+                op = self.inst.ops[id(s)]
+                cidx = self.cta_gate(op)
+                if cidx.size:
+                    prev, self.cur_op = self.cur_op, op
+                    try:
+                        frame.ret[cidx] = self.tile_result(s.value, cidx, frame.ret_type)
+                    finally:
+                        self.cur_op = prev
+                self.end_cta_op(cidx)
             else:
                 frame.ret = self.merge(cast(self.ev(s.value), frame.ret_type), frame.ret)
         frame.returned = frame.returned | self.mask

@@ -79,11 +79,6 @@ class Buffer:
             self.writer[flat[clash]] = several[clash]
         self.dirty.append(flat)
 
-    def unmark(self, flat: np.ndarray) -> None:
-        """Elements every thread of their CTA just stored with one value: nothing to race with."""
-        if self.writer is not None and flat.size:
-            self.writer[flat.ravel()] = -1
-
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
         if not self.dirty:

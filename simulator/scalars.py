@@ -103,7 +103,7 @@ class ScalarEval:
             if op in _COMPARE:
                 return _COMPARE[op](a, b)
             if op in ("/", "%") and ct.is_int:
-                b = self._nonzero_divisor(b, span, op)
+                b = self._nonzero_divisor(b, span, op, tile=not align)
                 r = V.trunc_div(a, b) if op == "/" else V.trunc_mod(a, b)
             elif op == "/":
                 r = np.divide(a, b)
@@ -111,10 +111,17 @@ class ScalarEval:
                 r = _ARITH[op](a, b)
         return V.cast(r, out)
 
-    def _nonzero_divisor(self, b, span, op):
+    def _nonzero_divisor(self, b, span, op, tile: bool = False):
         zero = b == 0
         if not np.any(zero):
             return b
+        what = "division" if op == "/" else "remainder"
+        cidx = getattr(self, "_tile_cidx", None)
+        if tile and cidx is not None and np.ndim(zero) and zero.shape[0] == len(cidx):
+            # a tile operation: one row per CTA of the batch (tiles.statement_value), not per thread
+            hit = zero.reshape(len(cidx), -1).any(1)
+            fire("PH406", f"integer {what} by zero in a tile operation of CTA "
+                 f"{self.cta_label(int(cidx[np.flatnonzero(hit)[0]]))}", span, label="a divisor is 0 here")
         if np.ndim(zero) == 0 or zero.shape[0] != self.P:
             active_zero = np.broadcast_to(zero, (self.P,) + np.shape(zero)[1:]) if np.ndim(zero) else (
                 self.mask if bool(zero) else np.zeros(self.P, bool))
@@ -124,7 +131,7 @@ class ScalarEval:
         if hit.any():
             p = np.flatnonzero(hit)
             t, cta = self.thread_of(p[0])
-            fire("PH406", f"integer {'division' if op == '/' else 'remainder'} by zero in "
+            fire("PH406", f"integer {what} by zero in "
                  f"{thread_list(p % self.T)} of CTA {cta}", span, label="the divisor is 0 here")
         return np.where(zero, np.ones((), b.dtype), b)
 
@@ -165,6 +172,8 @@ class ScalarEval:
                 ix = ix + start
                 if length is not None:
                     run_n = end = length
+                # LANGUAGE §7: within the view too, not only within the buffer behind it
+                inb = inb & (start >= 0) & (start + end <= n)
             inb = inb & (ix >= 0) & (ix + end <= buf.shape[axis])
             flat = flat + ix * buf.strides[axis]
         if buf.per_cta:
@@ -173,7 +182,7 @@ class ScalarEval:
         inb = np.broadcast_to(inb, (self.P,))
         bad = self.mask & ~inb
         if bad.any():
-            self._out_of_bounds(e, buf, bad, values)
+            self._out_of_bounds(e, buf, bad, values, region)
         if not inb.all():
             flat = np.where(inb, flat, 0)
         if run_n is not None:
@@ -189,13 +198,24 @@ class ScalarEval:
             n = int(np.max(self.ev(s.hi) - start)) if s.hi is not None else axis_length
         return V.cast(start, SCALARS["i64"]), n
 
-    def _out_of_bounds(self, e, buf, bad, values):
+    def _out_of_bounds(self, e, buf, bad, values, region=None):
         p = np.flatnonzero(bad)
         first = int(p[0])
         t, cta = self.thread_of(first)
         ctas = self.cta_of[p]
         same_cta = p[ctas == ctas[0]]
         shape = "[" + ", ".join(str(d) for d in buf.shape) + "]"
+        if region is not None and isinstance(e.base, A.Name) and e.base.id != buf.name:
+            view = [n for n in region.lengths if n is not None]
+            if view != list(buf.shape):      # a view: its own shape is what the subscripts index
+                shape = "[" + ", ".join(str(d) for d in view) + f"], a view of `{buf.name}`"
+                buf_name = e.base.id
+                fire("PH402", f"`{source_of(e)}` is out of bounds of `{buf_name}` (shape {shape}) in "
+                     f"{thread_list(same_cta % self.T)} of CTA {cta}", e.span,
+                     label=f"outside `{buf_name}`",
+                     notes=[f"thread {t} of CTA {cta} accesses `{buf_name}[" + ", ".join(
+                         f"{_at(v, first)}" if n is None else f"{_at(v, first)} :+ {n}" for v, n in values) + "]`"],
+                     help="guard the access with a bounds check; only slices are masked (LANGUAGE §7)")
         shown = ", ".join(f"{_at(v, first)}" if n is None else f"{_at(v, first)} :+ {n}" for v, n in values)
         what = "run" if any(n is not None for _, n in values) else "point"
         fire("PH402", f"`{source_of(e)}` is out of bounds of `{buf.name}` (shape {shape}) in "
@@ -267,7 +287,8 @@ class ScalarEval:
                 same_value |= np.isnan(v3) & np.isnan(v3[:, :1])
             uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & same_value.all(axis=(1, 2))
             if uniform.any():
-                buf.unmark(f3[uniform][:, 0])
+                # nothing new to race with; an earlier per-thread store to the element is still
+                # unordered with the other threads, so its record stays
                 record = act & ~np.repeat(uniform, T)
         f = flat[act].ravel()
         v = value[act].ravel()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import Run, Tile
 from . import values as V
@@ -131,8 +132,8 @@ class ThreadOps:
                 r = np.fmax.reduce(x, axis=1) if x.dtype.kind == "f" else x.max(1)
             else:
                 r = np.fmin.reduce(x, axis=1) if x.dtype.kind == "f" else x.min(1)
-        if not lane:
-            self.end_cta_op(cidx)
+        # (a CTA collective orders no memory: LANGUAGE §9.6 counts only `barrier()`, and the
+        # lowering emits none for a uniform operand or a one-warp CTA)
         return np.repeat(V.cast(r, out), group)
 
     def shuffle(self, e):
@@ -161,6 +162,8 @@ class ThreadOps:
             return V.zero(result_type)
         index = [self.cta_uniform(self.ev(s.index), s.index, op) for s in target.subs]
         operands = [self.cta_uniform(V.cast(self.ev(a), buf.elem), a, op) for a in e.args[1:]]
+        if f != "store_release" and buf.dirty and buf.writer is not None:
+            self._racy_element_read(op, e, region, index, cidx, target)
         self.end_cta_op(cidx)
         results = np.zeros(self.C, dtype=buf.flat.dtype)
         for c in cidx:
@@ -191,6 +194,22 @@ class ThreadOps:
         if f == "store_release":
             return None
         return results[self.cta_of] if self.C > 1 else results[0]
+
+    def _racy_element_read(self, op, e, region, index, cidx, target) -> None:
+        """LANGUAGE §9.5: an atomic or `load_acquire` reads its element CTA-wide, so a per-thread
+        store to it since the last barrier (by a thread of the same CTA) is PH303, as statically."""
+        buf = region.buf
+        for c in cidx:
+            flat = self._element(region, index, int(c), target)
+            w = int(buf.writer[flat])
+            if w == -1 or (w // self.T if w >= 0 else -w - 2) != c:
+                continue
+            who = f"thread {w % self.T}" if w >= 0 else "several threads"
+            name = target.base.id if isinstance(target.base, A.Name) else buf.name
+            fire("PH303", f"`{op.name}` reads `{name}` after a per-thread store to it with no `barrier()` between",
+                 op.span, label=f"in CTA {self.cta_label(int(c))}, {who} stored `{buf.name}"
+                                f"{list(buf.coords(flat))}` since the last barrier",
+                 help="put a `barrier()` between the per-thread stores and this operation")
 
     def _element(self, region, index, c: int, target) -> int:
         buf = region.buf

@@ -151,13 +151,13 @@ class TileEval:
         """The value of a tile statement's expression. As the lowering runs it (and the checker
         reads it), the scalars it broadcasts and the functions it calls are evaluated first, in
         source order; only then are its tiles read (so `u + f(u)` adds what `f` left in `u`)."""
-        saved = self._hoisted
-        self._hoisted = {}
+        saved = self._hoisted, getattr(self, "_tile_cidx", None)
+        self._hoisted, self._tile_cidx = {}, cidx
         try:
             self._hoist(e, cidx)
             return self.tv(e, cidx)
         finally:
-            self._hoisted = saved
+            self._hoisted, self._tile_cidx = saved
 
     def _hoist(self, e, cidx) -> None:
         t = self.types[id(e)]

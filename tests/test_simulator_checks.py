@@ -295,3 +295,119 @@ kernel k(O: tensor<i32>[32]) {
     out = np.zeros(32, np.int32)
     loads(src.replace("STEP", "7"), "k.ph").kernel()(out, grid=(1,))
     assert (out == 1).all()
+
+
+# ---------------------------------------------------------------- found by an audit of the checks
+
+def _fires(src, *args, grid=(1,)):
+    return fails(src, *args, grid=grid)
+
+
+def test_integer_tile_division_by_zero_in_a_batch_of_ctas_is_ph406():
+    src = """@launch(32)
+kernel k(A: tensor<i32>[1, 32], O: tensor<i32>[1, 32]) {
+  var t: tile<i32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  O[0 :+ 1, 0 :+ 32] = t / (t + ctx.block.x - 1)
+}
+"""
+    e = _fires(src, np.zeros((1, 32), np.int32), np.zeros((1, 32), np.int32), grid=(3,))
+    assert e.code == "PH406" and "in a tile operation of CTA (1, 0, 0)" in str(e)
+
+
+TILE_RETURN = """fn f(t: tile<f32>[1, 32]) -> tile<f32>[1, 32] {
+  BODY
+}
+@launch(32)
+kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  f(t)
+  O[0 :+ 1, 0 :+ 32] = f(t)
+}
+"""
+
+
+@pytest.mark.parametrize("body,code,where", [
+    ("if ctx.lane == 0 {\n    return t * 2.0\n  }\n  return t", "PH301", (3, 5)),
+    ("t[0, ctx.lane] = 1.0\n  return t", "PH303", (3, 3)),
+    ("return t * f32(ctx.lane)", "PH302", (2, 14)),
+])
+def test_a_tile_return_is_checked_as_the_cta_wide_operation_it_is(body, code, where):
+    e = _fires(TILE_RETURN.replace("BODY", body), f32(1, 32), f32(1, 32))
+    assert e.code == code and at(e) == where
+
+
+def test_a_cta_collective_is_not_a_barrier():
+    # LANGUAGE §9.6 counts only `barrier()`; the lowering emits none for a uniform operand
+    src = """@launch(64)
+kernel k(A: tensor<f32>[1, 64], O: tensor<f32>[1, 64]) {
+  var t: tile<f32>[1, 64] = A[0 :+ 1, 0 :+ 64]
+  t[0, ctx.thread] = 2.0
+  let n = sum<over ctx.thread>(1.0)
+  O[0, ctx.thread] = t[0, 63 - ctx.thread] * n
+}
+"""
+    e = _fires(src, f32(1, 64), f32(1, 64))
+    assert e.code == "PH401" and at(e) == (6, 22)
+
+
+def test_a_same_value_store_by_every_thread_keeps_an_earlier_per_thread_record():
+    src = """@launch(64)
+kernel k(A: tensor<f32>[1, 64], O: tensor<f32>[1, 64]) {
+  var t: tile<f32>[1, 64] = A[0 :+ 1, 0 :+ 64]
+  if ctx.thread == 5 {
+    t[0, 5] = 3.0
+  }
+  t[0, 5] = 7.0
+  O[0 :+ 1, 0 :+ 1] = t[0 :+ 1, 5 :+ 1]
+}
+"""
+    e = _fires(src, f32(1, 64), f32(1, 64))
+    assert e.code == "PH303" and at(e) == (8, 3)
+
+
+@pytest.mark.parametrize("read", ["atomic_add(A[0, 5], 1)", "load_acquire(A[0, 5])"])
+def test_an_atomic_or_acquire_reads_its_element_cta_wide(read):
+    src = f"""@launch(64)
+kernel k(A: tensor<i32>[1, 64], O: tensor<i32>[1, 4]) {{
+  A[0, ctx.thread] = ctx.thread
+  O[0, 0] = {read}
+}}
+"""
+    e = _fires(src, np.zeros((1, 64), np.int32), np.zeros((1, 4), np.int32))
+    assert e.code == "PH303" and "thread 5 stored `A[0, 5]`" in e.render()
+
+
+def test_a_point_outside_a_view_is_out_of_bounds_even_inside_its_tensor():
+    src = """@launch(32)
+kernel k(A: tensor<f32>[4, 32], O: tensor<f32>[1, 32]) {
+  let v = A[1 :+ 1, 0 :+ 8]
+  O[0, ctx.lane] = v[0, ctx.lane]
+}
+"""
+    e = _fires(src, f32(4, 32), f32(1, 32))
+    assert e.code == "PH402" and "out of bounds of `v` (shape [1, 8], a view of `A`) in threads 8-31" in str(e)
+
+
+def test_a_for_step_that_is_not_positive_at_run_time_is_ph405():
+    src = """@launch(32)
+kernel k(O: tensor<i32>[1, 32], s: i32) {
+  var c = 0
+  for i in range(0, 10, s) {
+    c += 1
+  }
+  O[0, ctx.lane] = c
+}
+"""
+    e = _fires(src, np.zeros((1, 32), np.int32), -1000000000)
+    assert e.code == "PH405" and at(e) == (4, 25) and "step of this `for` loop is -1000000000" in str(e)
+
+
+def test_the_last_cta_waiting_on_itself_is_a_runaway_loop_not_a_deadlock():
+    src = """@launch(32)
+kernel k(F: tensor<i32>[1, 4]) {
+  while load_acquire(F[0, 0]) == 0 {
+  }
+}
+"""
+    assert _fires(src, np.zeros((1, 4), np.int32)).code == "PH405"
+    assert _fires(src, np.zeros((1, 4), np.int32), grid=(2,)).code == "PH404"
