@@ -259,7 +259,7 @@ def test_a_trip_count_that_differs_is_named_as_the_loops_not_a_branchs():
     """)
     assert d.code == "PH306"
     assert d.label == "reached only by the warps whose loop runs this iteration"
-    assert d.help == "move the collective out of the loop, or make the loop's bounds or condition uniform"
+    assert d.help == "move the collective out of the loop, or make the loop's bounds uniform"
 
 
 def test_an_early_return_before_a_barrier_gets_a_return_fix():
@@ -341,3 +341,40 @@ def test_returning_a_tile_is_a_cta_wide_copy_into_the_calls_result():
           O[0, ctx.lane] = v[0, ctx.lane]
         }
     """)
+
+
+MESSAGES = [
+    # (kernel body under @launch(128) with A: tensor<f32>[128], O: tensor<f32>[128]; label; help)
+    ("if ctx.thread < 64 {\n    O[ctx.thread] = 1.0\n  } else {\n    barrier()\n  }",
+     "reached only by the lanes where the condition fails",
+     "move `barrier()` out of the branch, or make the condition uniform"),
+    ("if ctx.lane == 0 || any<over ctx.thread>(A[ctx.thread] > 1.0) {\n    O[ctx.thread] = 1.0\n  }",
+     "reached only by the lanes where the left side of `&&`/`||` lets it run",
+     "call it before the `&&`/`||`, or make the left side uniform"),
+    ("var i = ctx.lane\n  while i < 40 {\n    barrier()\n    i += 32\n  }",
+     "reached only by the lanes still looping",
+     "move `barrier()` out of the loop, or make the loop's condition uniform"),
+]
+
+
+@pytest.mark.parametrize("body,label,help_", MESSAGES, ids=["else", "or-in-condition", "while"])
+def test_the_label_and_help_follow_where_the_operation_sits(body, label, help_):
+    d = _only("@launch(128)\nkernel k(A: tensor<f32>[128], O: tensor<f32>[128]) {\n  " + body + "\n}\n")
+    assert (d.label, d.help) == (label, help_)
+
+
+def test_ph303_names_an_atomics_element_and_the_most_varying_reason():
+    from analysis_expect import check
+    r = check("""
+        @launch(128)
+        kernel k(C: tensor<i32>[8], T: tensor<f32>[4, 32], O: tensor<f32>[4, 32]) {
+          C[ctx.thread % 8] = 1
+          let a = atomic_add(C[0], 1)
+          var u: tile<f32>[4, 32] = T[0 :+ 4, 0 :+ 32]
+          u[ctx.warp, ctx.lane] = 2.0
+          O[0 :+ 4, 0 :+ 32] = u
+        }
+    """)
+    atomic, copy = r.diagnostics
+    assert atomic.label == "reads `C[0]`, which other threads may have stored"
+    assert copy.chain[0].text.endswith("at an index that differs between lanes")

@@ -88,6 +88,13 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             labels.append(Label(sites[node].ast.span,
                                 f"`{callee.name}` returns here under control that {d}, so its result does"))
             subject = f"the result of `{callee.name}`"
+        elif tag == "cond" and _left_operand(sites[reason[1]]):
+            # the left operand of `&&`/`||` in a condition: what follows it in the condition
+            # runs only where it lets it (it is not inside the branch)
+            v = reason[2]
+            labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
+                                                     "runs only where it allows"))
+            last_reason = ("guard", v)
         elif tag == "cond" and sites[reason[1]].kind == CALL:
             # a call on the right of `&&`/`||`: its left side decides where the call runs
             v = reason[2]
@@ -116,7 +123,8 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             last_reason = reason
         elif tag == "loop_again":
             header = reason[1]
-            labels.append(Label(sites[header].ast.span,
+            whole = next((sites[l.last_cond].whole_condition for l in facts.cfg.loops if l.header == header), None)
+            labels.append(Label(getattr(whole, "span", None) or sites[header].ast.span,
                                 f"so later iterations test the loop's condition only in the {who(kind)} still looping"))
             last_reason = reason
         elif tag == "guard":
@@ -133,11 +141,27 @@ def _loop_bounds(sites, last_reason) -> bool:
         and isinstance(sites[last_reason[1]].ast, A.For)
 
 
-def reach_label(kind: int, last_reason, sites=None) -> str:
-    """The primary label of an operation reached under non-uniform control."""
+def _left_operand(site) -> bool:
+    """A condition node that is a left operand of `&&`/`||` (not the last of its condition)."""
+    from ..cfg import COND
+    return site.kind == COND and site.whole_condition is None and not isinstance(site.ast, A.For)
+
+
+def _while_condition(sites, loops, last_reason) -> bool:
+    return last_reason is not None and last_reason[0] == "cond" and loops is not None and any(
+        l.kind == "while" and l.last_cond == last_reason[1] for l in loops)
+
+
+def reach_label(kind: int, last_reason, sites=None, taken: bool | None = None, loops=None) -> str:
+    """The primary label of an operation reached under non-uniform control (``taken`` False:
+    in the `else` of the condition)."""
     w = who(kind)
     if _loop_bounds(sites, last_reason):
         return f"reached only by the {w} whose loop runs this iteration"
+    if _while_condition(sites, loops, last_reason):
+        return f"reached only by the {w} still looping"
+    if last_reason is not None and last_reason[0] == "cond" and taken is False:
+        return f"reached only by the {w} where the condition fails"
     if last_reason is None or last_reason[0] == "cond":
         return f"reached only by the {w} where the condition holds"
     if last_reason[0] == "loop_again":
@@ -169,7 +193,9 @@ def control_explanation(facts, op, kind: int) -> tuple[list[Label], str, tuple |
     through), its primary label, and the last reason (a condition, an early exit, a guard)."""
     labels, last = chain_labels(facts, ("o", op.id))
     labels += inlined_steps(op.inst, labels)
-    return labels, reach_label(kind, last, facts.cfg.sites), last
+    sites = facts.cfg.sites
+    taken = dict(sites[op.node].guards).get(last[1]) if last is not None and last[0] == "cond" else None
+    return labels, reach_label(kind, last, sites, taken, facts.cfg.loops), last
 
 
 def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -> str:
@@ -183,7 +209,11 @@ def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -
             return (f"keep every thread running up to {what} (put the work after it under an `if` instead "
                     f"of returning early), or make the `return`'s condition {same}")
         return f"move the `{how}` out of per-thread control, or move {what} out of the loop"
-    if tag == "loop_again" or _loop_bounds(facts.cfg.sites, last_reason):
+    if _loop_bounds(facts.cfg.sites, last_reason):
+        return f"move {what} out of the loop, or make the loop's bounds {same}"
+    if _while_condition(facts.cfg.sites, facts.cfg.loops, last_reason):
+        return f"move {what} out of the loop, or make the loop's condition {same}"
+    if tag == "loop_again":
         return f"move {what} out of the loop, or make the loop's bounds or condition {same}"
     if tag == "guard":
         return f"call it before the `&&`/`||`, or make the left side {same}"
@@ -201,4 +231,15 @@ def parameter_of(inst, name: str) -> str | None:
     """The function whose parameter ``name`` is, when ``inst`` is an inlined function's body."""
     if inst is not None and inst.kind == "function" and any(p.name == name for p in inst.node.params):
         return inst.name
+    return None
+
+
+def element_read(op) -> str | None:
+    """The element an atomic or `load_acquire` reads (LANGUAGE §9.5), as written; None for
+    operations that read whole tiles or slices."""
+    e = op.ast
+    if isinstance(e, A.ExprStmt):
+        e = e.expr
+    if isinstance(e, A.Call) and (e.func.startswith("atomic_") or e.func == "load_acquire") and e.args:
+        return _text(e.args[0])
     return None

@@ -66,8 +66,12 @@ def diagnose(match) -> Diagnostic:
     between = "lanes" if kind == VARYING else "warps"
     labels, _ = chain_labels(facts, ("v", v))
     labels += inlined_steps(op.inst, labels)
+    per_thread = any(w in text for w in ("ctx.thread", "ctx.lane", "ctx.warp"))
     fix = ("give the slice uniform offsets, or read one element per thread with a point "
            "subscript such as `A[i, j]`" if op.name == "slice" else
+           f"`{op.name}` runs once for the CTA: give it a value the whole CTA shares (`ctx.block`, "
+           "parameters, constants), or combine the threads' values first with `op<over ctx.thread>(..)`"
+           if per_thread else
            f"compute `{text}` from uniform values (`ctx.block`, parameters, constants)")
     return Diagnostic(RULE.code, f"`{op.name}` takes `{text}`, which differs between {between}", expr.span,
                       label=f"differs between {between}, but `{op.name}` runs once for the whole CTA",

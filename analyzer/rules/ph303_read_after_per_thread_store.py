@@ -34,7 +34,7 @@ what it stored itself, and a point read of another thread's store is outside thi
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
-from ..facts.explain import chain_labels, inlined_steps, parameter_of, written_name
+from ..facts.explain import chain_labels, element_read, inlined_steps, parameter_of, written_name
 from ..facts.schema import VARYING
 from .registry import SPEC_PAGE, Rule
 
@@ -56,15 +56,14 @@ def query(facts):
 
 
 def _why_per_thread(facts, store):
-    """The first reason the store is per-thread: (derived key, what, kind)."""
+    """The most varying reason the store is per-thread (the first such): (derived key, what, kind)."""
     derived = facts.derived
-    for v in store.indices:
-        if derived.of(("v", v)):
-            return ("v", v), "at an index that", derived.of(("v", v))
-    if store.value is not None and derived.of(("v", store.value)):
-        return ("v", store.value), "a value that", derived.of(("v", store.value))
-    key = ("o", store.op)
-    return key, "under control that", derived.of(key)
+    reasons = [(("v", v), "at an index that") for v in store.indices]
+    if store.value is not None:
+        reasons.append((("v", store.value), "a value that"))
+    reasons.append((("o", store.op), "under control that"))
+    best = max(reasons, key=lambda r: derived.of(r[0]))      # max keeps the first of equals
+    return best[0], best[1], derived.of(best[0])
 
 
 def diagnose(match) -> Diagnostic:
@@ -87,11 +86,14 @@ def diagnose(match) -> Diagnostic:
     labels += inlined_steps(op.inst, labels)
     if loop is not None:
         sp = loop.ast.span
-        labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + 3),
+        word = 5 if loop.kind == "while" else 3          # `while` / `for`
+        labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + word),
                             "and the read comes in a later iteration, through the loop's back edge"))
+    element = element_read(op)
     return Diagnostic(RULE.code, f"`{op.name}` reads `{name}` after a per-thread store to it with no "
                       "`barrier()` between", op.span,
-                      label=f"reads all of `{name}`, including elements other threads stored",
+                      label=f"reads `{element}`, which other threads may have stored" if element else
+                      f"reads all of `{name}`, including elements other threads stored",
                       chain=labels, notes=notes,
                       help="put `barrier()` after the store and before this read",
                       spec=SpecRef(SPEC_PAGE, RULE.section))
