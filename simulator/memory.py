@@ -25,7 +25,8 @@ from .values import dtype_of
 
 
 class Buffer:
-    __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size")
+    __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
+                 "same")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -42,6 +43,9 @@ class Buffer:
         self.elem = elem
         self.writer: np.ndarray | None = None
         self.dirty: list[np.ndarray] = []
+        # element -> (value, {threads}) for an element several threads stored since the last
+        # barrier, all with one value: a thread among them reading it back sees that value
+        self.same: dict | None = None
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -60,24 +64,56 @@ class Buffer:
         return int(flat) // self.cta_size if self.per_cta and self.cta_size else None
 
     # ---------------------------------------------------------------- race records
-    def mark(self, flat: np.ndarray, tids, threads: int) -> None:
-        """Record per-thread stores: thread ``tids[i]`` stored element ``flat[i]``."""
+    def mark(self, flat: np.ndarray, tids, threads: int, values=None) -> None:
+        """Record per-thread stores: thread ``tids[i]`` stored element ``flat[i]`` (the value
+        ``values[i]``, when given, so that one value stored by several threads is no race for
+        the threads that stored it)."""
         if flat.size == 0:
             return
         if self.writer is None:
             self.writer = np.full(self.flat.size, -1, dtype=np.int32)   # batch thread indices fit
         tids = np.broadcast_to(tids, flat.shape).ravel()
+        if values is not None:
+            values = np.broadcast_to(values, flat.shape).ravel()
         flat = flat.ravel()
         several = -(2 + tids // threads)
         old = self.writer[flat]
-        new = np.where((old != -1) & (old != tids), several, tids)
+        shared = (old != -1) & (old != tids)
+        new = np.where(shared, several, tids)
         self.writer[flat] = new
         # two threads storing one element in the same statement: one entry won the assignment,
         # and reading it back shows the other which
         clash = self.writer[flat] != new
         if clash.any():
             self.writer[flat[clash]] = several[clash]
+        if values is not None and (shared.any() or clash.any()):
+            self._same_values(flat, tids, values, old, shared | clash)
         self.dirty.append(flat)
+
+    def _same_values(self, flat, tids, values, old, several) -> None:
+        """Keep, for each element now stored by several threads, whether they all stored one
+        value (and which threads did). Elements with a single writer need nothing."""
+        same = self.same if self.same is not None else {}
+        for e in np.unique(flat[several]):
+            e = int(e)
+            at = flat == e
+            vals = values[at]
+            v = vals[0]
+            ok = bool(np.all(_same(vals, v)))
+            o = int(old[np.flatnonzero(at)[0]])
+            writers = {int(t) for t in tids[at]}
+            if o >= 0:                       # one other thread stored it before: with what, unknown
+                ok = False
+            elif o <= -2:                    # several before: they must have agreed, on this value
+                prev = same.get(e)
+                ok = ok and prev is not None and bool(_same(prev[0], v))
+                if ok:
+                    writers |= prev[1]
+            if ok:
+                same[e] = (v, writers)
+            else:
+                same.pop(e, None)
+        self.same = same or None
 
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
@@ -87,12 +123,17 @@ class Buffer:
             for f in self.dirty:
                 self.writer[f] = -1
             self.dirty = []
+            self.same = None
             return
         idx = np.unique(np.concatenate(self.dirty))
         w = self.writer[idx]
         owner = np.where(w >= 0, w // threads, -w - 2)
         hit = (w != -1) & np.isin(owner, ctas)
         self.writer[idx[hit]] = -1
+        if self.same is not None:
+            for e in idx[hit]:
+                self.same.pop(int(e), None)
+            self.same = self.same or None
         rest = idx[(w != -1) & ~hit]
         self.dirty = [rest] if rest.size else []
 
@@ -105,6 +146,12 @@ class Buffer:
         readers = np.broadcast_to(readers, flat.shape)
         owner = np.where(w >= 0, w // threads, -w - 2)
         racy = (w != -1) & (w != readers) & (owner == readers // threads)
+        if racy.any() and self.same is not None:
+            # several threads stored one value: a thread among them reads that value back
+            for i in np.flatnonzero(racy):
+                g = self.same.get(int(flat.flat[i]))
+                if g is not None and int(readers.flat[i]) in g[1]:
+                    racy.flat[i] = False
         if not racy.any():
             return None
         return np.flatnonzero(racy), w.ravel()
@@ -193,3 +240,9 @@ def gather(buf: Buffer, flat: np.ndarray, inb) -> np.ndarray:
     inb = np.broadcast_to(inb, np.shape(flat))
     v = buf.flat[np.where(inb, flat, 0)]
     return np.where(inb, v, np.zeros((), dtype=v.dtype))
+
+
+def _same(a, b):
+    """Equal, counting NaN equal to NaN (one value stored by several threads)."""
+    a = np.asarray(a)
+    return (a == b) | ((a != a) & (b != b))

@@ -297,7 +297,7 @@ class ScalarEval:
         buf.flat[f] = v
         if record.any():
             tids = self.pid[record]
-            buf.mark(flat[record], tids[:, None] if flat.ndim == 2 else tids, T)
+            buf.mark(flat[record], tids[:, None] if flat.ndim == 2 else tids, T, value[record])
             self.marked.add(buf)
 
     # ---------------------------------------------------------------- calls

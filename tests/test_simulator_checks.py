@@ -411,3 +411,24 @@ kernel k(F: tensor<i32>[1, 4]) {
 """
     assert _fires(src, np.zeros((1, 4), np.int32)).code == "PH405"
     assert _fires(src, np.zeros((1, 4), np.int32), grid=(2,)).code == "PH404"
+
+
+def test_one_value_stored_by_several_threads_reads_back_cleanly_to_them_only():
+    # a warp's lanes all store the warp's total to one element and read it back: each sees that
+    # value; a thread of another warp reading it races, and so does a read of an element the
+    # lanes stored with different values
+    src = """@launch(64)
+kernel k(A: tensor<f32>[1, 64], y: tensor<f32>[1, 2], O: tensor<f32>[1, 64]) {
+  let total = sum<over ctx.lane>(A[0, ctx.thread])
+  y[0, ctx.warp] = VALUE
+  O[0, ctx.thread] = y[0, WHICH]
+}
+"""
+    a = np.random.default_rng(3).random((1, 64)).astype(np.float32)
+    y, out = f32(1, 2), f32(1, 64)
+    loads(src.replace("VALUE", "total").replace("WHICH", "ctx.warp"), "k.ph").kernel()(a, y, out, grid=(1,))
+    assert np.allclose(out[0], np.repeat([a[0, :32].sum(), a[0, 32:].sum()], 32), rtol=1e-5)
+    e = fails(src.replace("VALUE", "total").replace("WHICH", "1 - ctx.warp"), a, y, out)
+    assert e.code == "PH401" and "reads `y[0, 1]`, which several threads" in str(e)
+    e = fails(src.replace("VALUE", "A[0, ctx.thread]").replace("WHICH", "ctx.warp"), a, y, out)
+    assert e.code == "PH401"
