@@ -76,14 +76,18 @@ class Buffer:
         if values is not None:
             values = np.broadcast_to(values, flat.shape).ravel()
         flat = flat.ravel()
-        several = -(2 + tids // threads)
+        cta = tids // threads
+        several = -(2 + cta)
         old = self.writer[flat]
-        shared = (old != -1) & (old != tids)
+        # only threads of one CTA race here (races between CTAs are not tracked): a store by
+        # another CTA's thread takes the record over
+        shared = (old != -1) & (old != tids) & (np.where(old >= 0, old // threads, -old - 2) == cta)
         new = np.where(shared, several, tids)
         self.writer[flat] = new
         # two threads storing one element in the same statement: one entry won the assignment,
-        # and reading it back shows the other which
-        clash = self.writer[flat] != new
+        # and reading it back shows the other which (when both are of one CTA)
+        won = self.writer[flat]
+        clash = (won != new) & (np.where(won >= 0, won // threads, -won - 2) == cta)
         if clash.any():
             self.writer[flat[clash]] = several[clash]
         if values is not None and (shared.any() or clash.any()):

@@ -432,3 +432,16 @@ kernel k(A: tensor<f32>[1, 64], y: tensor<f32>[1, 2], O: tensor<f32>[1, 64]) {
     assert e.code == "PH401" and "reads `y[0, 1]`, which several threads" in str(e)
     e = fails(src.replace("VALUE", "A[0, ctx.thread]").replace("WHICH", "ctx.warp"), a, y, out)
     assert e.code == "PH401"
+
+
+def test_stores_by_two_ctas_to_one_element_are_not_reported_as_a_race_inside_a_cta():
+    # races between CTAs are not tracked (README); a race inside each CTA still is
+    src = """@launch(64)
+kernel k(O: tensor<f32>[1, 32], P: tensor<f32>[2, 64]) {
+  O[0, ctx.lane] = f32(VALUE)
+  P[ctx.block.x, ctx.thread] = O[0, ctx.lane]
+}
+"""
+    o, p = f32(1, 32), f32(2, 64)
+    loads(src.replace("VALUE", "ctx.block.x"), "k.ph").kernel()(o, p, grid=(2,))
+    assert fails(src.replace("VALUE", "ctx.warp"), o, p, grid=(2,)).code == "PH401"
