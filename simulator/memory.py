@@ -91,16 +91,20 @@ class Buffer:
         if clash.any():
             self.writer[flat[clash]] = several[clash]
         if values is not None and (shared.any() or clash.any()):
-            self._same_values(flat, tids, values, old, shared | clash)
+            self._same_values(flat, tids, values, old, shared | clash, cta)
         self.dirty.append(flat)
 
-    def _same_values(self, flat, tids, values, old, several) -> None:
-        """Keep, for each element now stored by several threads, whether they all stored one
-        value (and which threads did). Elements with a single writer need nothing."""
+    def _same_values(self, flat, tids, values, old, several, cta) -> None:
+        """Keep, for each element now stored by several threads of one CTA, whether they all
+        stored one value (and which threads did). Elements with a single writer need nothing."""
         same = self.same if self.same is not None else {}
         for e in np.unique(flat[several]):
             e = int(e)
-            at = flat == e
+            w = int(self.writer[e])
+            at = (flat == e) & (cta == -w - 2)        # the CTA whose threads share the record
+            if w >= 0 or not at.any():                # one writer holds the record now
+                same.pop(e, None)
+                continue
             vals = values[at]
             v = vals[0]
             ok = bool(np.all(_same(vals, v)))
