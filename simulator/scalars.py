@@ -32,6 +32,8 @@ def elem(t):
 
 
 class ScalarEval:
+    _div_taken = None          # inside a side of `where`: where that side is the one taken
+
     # ---------------------------------------------------------------- dispatch
     def ev(self, e):
         return getattr(self, "ev_" + type(e).__name__)(e)
@@ -115,6 +117,15 @@ class ScalarEval:
         zero = b == 0
         if not np.any(zero):
             return b
+        divisor_zero = zero
+        if self._div_taken is not None and not tile:
+            try:
+                zero = zero & np.broadcast_to(_align(zero, self._div_taken)[1], np.shape(zero)) \
+                    if np.ndim(zero) else zero & self._div_taken
+            except ValueError:
+                pass                      # shapes that do not line up: check every element
+            if not np.any(zero):
+                return np.where(divisor_zero, np.ones((), b.dtype), b)
         what = "division" if op == "/" else "remainder"
         cidx = getattr(self, "_tile_cidx", None)
         if tile and cidx is not None and np.ndim(zero) and zero.shape[0] == len(cidx):
@@ -133,7 +144,7 @@ class ScalarEval:
             t, cta = self.thread_of(p[0])
             fire("PH406", f"integer {what} by zero in "
                  f"{thread_list(p % self.T)} of CTA {cta}", span, label="the divisor is 0 here")
-        return np.where(zero, np.ones((), b.dtype), b)
+        return np.where(divisor_zero, np.ones((), b.dtype), b)
 
     # ---------------------------------------------------------------- subscripts
     def ev_Index(self, e: A.Index):
@@ -347,7 +358,17 @@ class ScalarEval:
 
     def where(self, e: A.Call):
         out = elem(self.types[id(e)])
-        c, a, b = (self.ev(x) for x in e.args)
+        c = self.ev(e.args[0])
+        # both sides are computed (the GPU selects), but a division by zero in the side a thread
+        # does not take yields nothing it uses: only the taken side is checked (PH406)
+        saved = self._div_taken
+        try:
+            self._div_taken = _and_taken(saved, c)
+            a = self.ev(e.args[1])
+            self._div_taken = _and_taken(saved, np.logical_not(c))
+            b = self.ev(e.args[2])
+        finally:
+            self._div_taken = saved
         a, b = _align(V.cast(a, out), V.cast(b, out))
         c, a = _align(c, a)
         c, b = _align(c, b)
@@ -391,3 +412,10 @@ def _align(a, b):
 def _at(v, p):
     v = np.asarray(v)
     return v.item() if v.ndim == 0 else v[p].item()
+
+
+def _and_taken(taken, c):
+    """Where the side being evaluated is the one taken: ``c`` within what was taken already."""
+    c = np.asarray(c, dtype=bool)
+    return c if taken is None else np.logical_and(taken, c) if np.ndim(taken) == np.ndim(c) else \
+        np.logical_and(*_align(taken, c))

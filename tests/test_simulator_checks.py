@@ -445,3 +445,20 @@ kernel k(O: tensor<f32>[1, 32], P: tensor<f32>[2, 64]) {
     o, p = f32(1, 32), f32(2, 64)
     loads(src.replace("VALUE", "ctx.block.x"), "k.ph").kernel()(o, p, grid=(2,))
     assert fails(src.replace("VALUE", "ctx.warp"), o, p, grid=(2,)).code == "PH401"
+
+
+def test_a_division_by_zero_in_the_side_of_where_not_taken_is_no_error():
+    # `where(d != 0, 100 / d, 0)`: the GPU computes both sides and selects; the quotient of the
+    # threads with d == 0 is never used. The taken side is still checked, and so are runs.
+    src = """@launch(32)
+kernel k(D: tensor<i32>[32], O: tensor<i32>[32]) {
+  let d = D[ctx.thread]
+  O[ctx.thread] = where(COND, 100 / d, 0)
+}
+"""
+    d = np.array([0, 1, 2, 0] * 8, np.int32)
+    out = np.zeros(32, np.int32)
+    loads(src.replace("COND", "d != 0"), "k.ph").kernel()(d, out, grid=(1,))
+    assert out[:4].tolist() == [0, 100, 50, 0]
+    e = fails(src.replace("COND", "d == 0"), d, out)
+    assert e.code == "PH406" and at(e) == (4, 33)
