@@ -116,7 +116,7 @@ class ThreadOps:
             self.warp_gate(op, "PH305")
             group = 32
         else:
-            cidx = self.cta_gate(op, "PH306")
+            self.cta_gate(op, "PH306")
             group = self.T
         out = self.types[id(e)]
         x = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,)).reshape(-1, group)
