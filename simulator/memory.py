@@ -81,27 +81,27 @@ class Buffer:
         old = self.writer[flat]
         # only threads of one CTA race here (races between CTAs are not tracked): a store by
         # another CTA's thread takes the record over
-        shared = (old != -1) & (old != tids) & (np.where(old >= 0, old // threads, -old - 2) == cta)
+        shared = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta)
         new = np.where(shared, several, tids)
         self.writer[flat] = new
         # two threads storing one element in the same statement: one entry won the assignment,
         # and reading it back shows the other which (when both are of one CTA)
         won = self.writer[flat]
-        clash = (won != new) & (np.where(won >= 0, won // threads, -won - 2) == cta)
+        clash = (won != new) & (owner_cta(won, threads) == cta)
         if clash.any():
             self.writer[flat[clash]] = several[clash]
         if values is not None and (shared.any() or clash.any()):
-            self._same_values(flat, tids, values, old, shared | clash, cta)
+            self._same_values(flat, tids, values, old, shared | clash, cta, threads)
         self.dirty.append(flat)
 
-    def _same_values(self, flat, tids, values, old, several, cta) -> None:
+    def _same_values(self, flat, tids, values, old, several, cta, threads) -> None:
         """Keep, for each element now stored by several threads of one CTA, whether they all
         stored one value (and which threads did). Elements with a single writer need nothing."""
         same = self.same if self.same is not None else {}
         for e in np.unique(flat[several]):
             e = int(e)
             w = int(self.writer[e])
-            at = (flat == e) & (cta == -w - 2)        # the CTA whose threads share the record
+            at = (flat == e) & (cta == owner_cta(w, threads))    # the CTA sharing the record
             if w >= 0 or not at.any():                # one writer holds the record now
                 same.pop(e, None)
                 continue
@@ -135,8 +135,7 @@ class Buffer:
             return
         idx = np.unique(np.concatenate(self.dirty))
         w = self.writer[idx]
-        owner = np.where(w >= 0, w // threads, -w - 2)
-        hit = (w != -1) & np.isin(owner, ctas)
+        hit = (w != -1) & np.isin(owner_cta(w, threads), ctas)
         self.writer[idx[hit]] = -1
         if self.same is not None:
             for e in idx[hit]:
@@ -152,8 +151,7 @@ class Buffer:
             return None
         w = self.writer[flat]
         readers = np.broadcast_to(readers, flat.shape)
-        owner = np.where(w >= 0, w // threads, -w - 2)
-        racy = (w != -1) & (w != readers) & (owner == readers // threads)
+        racy = (w != -1) & (w != readers) & (owner_cta(w, threads) == readers // threads)
         if racy.any() and self.same is not None:
             # several threads stored one value: a thread among them reads that value back
             for i in np.flatnonzero(racy):
@@ -248,6 +246,12 @@ def gather(buf: Buffer, flat: np.ndarray, inb) -> np.ndarray:
     inb = np.broadcast_to(inb, np.shape(flat))
     v = buf.flat[np.where(inb, flat, 0)]
     return np.where(inb, v, np.zeros((), dtype=v.dtype))
+
+
+def owner_cta(w, threads: int):
+    """The batch CTA a race record ``w`` belongs to (a thread index, or ``-(2 + c)`` for several
+    threads of CTA ``c``); meaningless where ``w`` is -1 (no record)."""
+    return np.where(w >= 0, w // threads, -w - 2) if np.ndim(w) else (w // threads if w >= 0 else -w - 2)
 
 
 def _same(a, b):

@@ -417,5 +417,4 @@ def _at(v, p):
 def _and_taken(taken, c):
     """Where the side being evaluated is the one taken: ``c`` within what was taken already."""
     c = np.asarray(c, dtype=bool)
-    return c if taken is None else np.logical_and(taken, c) if np.ndim(taken) == np.ndim(c) else \
-        np.logical_and(*_align(taken, c))
+    return c if taken is None else np.logical_and(*_align(taken, c))

@@ -19,6 +19,7 @@ from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import Run, Tile
 from . import values as V
 from .errors import fire, thread_list
+from .memory import owner_cta
 
 
 def _elem(t):
@@ -202,14 +203,11 @@ class ThreadOps:
         for c in cidx:
             flat = self._element(region, index, int(c), target)
             w = int(buf.writer[flat])
-            if w == -1 or (w // self.T if w >= 0 else -w - 2) != c:
+            if w == -1 or owner_cta(w, self.T) != c:
                 continue
             who = f"thread {w % self.T}" if w >= 0 else "several threads"
             name = target.base.id if isinstance(target.base, A.Name) else buf.name
-            fire("PH303", f"`{op.name}` reads `{name}` after a per-thread store to it with no `barrier()` between",
-                 op.span, label=f"in CTA {self.cta_label(int(c))}, {who} stored `{buf.name}"
-                                f"{list(buf.coords(flat))}` since the last barrier",
-                 help="put a `barrier()` between the per-thread stores and this operation")
+            self.unsynced_read(op, name, int(c), who, f"{buf.name}{list(buf.coords(flat))}")
 
     def _element(self, region, index, c: int, target) -> int:
         buf = region.buf

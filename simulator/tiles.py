@@ -17,7 +17,7 @@ from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import Run, Scalar, Tile
 from . import values as V
 from .errors import fire
-from .memory import Buffer, Region, gather
+from .memory import Buffer, Region, gather, owner_cta
 
 _TILE_MATH = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "round": V.round_half_even}
 
@@ -76,8 +76,7 @@ class TileEval:
         buf = region.buf
         if buf.dirty:
             w = buf.writer[np.where(inb, flat, 0)]     # masked elements (off the end) read nothing
-            owner = np.where(w >= 0, w // self.T, -w - 2)
-            racy = (w != -1) & inb & (owner == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
+            racy = (w != -1) & inb & (owner_cta(w, self.T) == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
             if racy.any():
                 self._racy_tile_read(buf, node, flat, racy, w, cidx)
         return gather(buf, flat, inb)
@@ -88,14 +87,17 @@ class TileEval:
         c = int(cidx[pos[0]])
         element = list(buf.coords(int(flat[pos])))
         who = f"thread {writer % self.T}" if writer >= 0 else "several threads"
-        op = self.cur_op
         name = node.id if isinstance(node, A.Name) else source_of(node.base) if isinstance(node, A.Index) else buf.name
-        stored = int(racy.sum())
+        self.unsynced_read(self.cur_op, name, c, who, f"{buf.name}{element}",
+                           notes=[f"{int(racy.sum())} element(s) of what this operation reads were stored per "
+                                  "thread in the CTA since its last barrier"])
+
+    def unsynced_read(self, op, name: str, c: int, who: str, element: str, notes=()) -> None:
+        """PH303 at run time: ``op`` reads ``name`` where ``who`` stored ``element`` per thread in
+        CTA ``c`` since the last barrier."""
         fire("PH303", f"`{op.name}` reads `{name}` after a per-thread store to it with no `barrier()` between",
-             op.span, label=f"in CTA {self.cta_label(c)}, {who} stored `{buf.name}{element}` since the last barrier",
-             notes=[f"{stored} element(s) of what this operation reads were stored per thread in the CTA "
-                    "since its last barrier"],
-             help="put a `barrier()` between the per-thread stores and this operation")
+             op.span, label=f"in CTA {self.cta_label(c)}, {who} stored `{element}` since the last barrier",
+             notes=list(notes), help="put a `barrier()` between the per-thread stores and this operation")
 
     # ---------------------------------------------------------------- statements
     def new_tile(self, s, b, value) -> Buffer:
