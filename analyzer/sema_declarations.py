@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .diagnostics.model import NOTE, Span
 from .ops import OpClass, OpInfo
-from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads
+from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -76,8 +76,7 @@ class DeclarationChecks:
             if v is None:            # a constant whose declaration is already reported
                 return ERROR
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
-                shown = ("true" if v else "false") if isinstance(v, bool) else v
-                self.error("PH107", f"`{d.name}` = {shown} is not a positive integer dimension",
+                self.error("PH107", f"`{d.name}` = {constant_text(v)} is not a positive integer dimension",
                            d.span)
                 return ERROR
             if v > I32_MAX:          # as for a literal dimension

@@ -209,3 +209,10 @@ def _did_you_mean_fn(name: str, functions) -> str | None:
 def _fmt_list(items) -> str:
     items = list(items)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
+
+
+def constant_text(value) -> str:
+    """A compile-time constant's value as the language writes it (`true`, not `True`)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value) if isinstance(value, float) else str(value)

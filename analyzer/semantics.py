@@ -20,6 +20,7 @@ from .sema_builtins import BuiltinCallChecks
 from .sema_declarations import DeclarationChecks
 from .sema_expressions import ExpressionChecks
 from .sema_model import RESERVED, Binding, Instance, KernelInfo, ProgramInfo, Scope  # noqa: F401 (the API)
+from .sema_helpers import constant_text
 from .sema_statements import StatementChecks
 from .syntax import ast as A
 from .types import BOOL, ERROR, F32, I32, TYPE_WORDS, ErrorType, Tensor, Tile, Type
@@ -124,7 +125,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
                        label="reserved name", help=f"choose another name than `{b.name}`")
         prev = self.scope.names.get(b.name)
         if prev is not None and prev.kind == "const":
-            where = (f"bound on the command line with `-D {b.name}={_define_text(self.defines[b.name])}`"
+            where = (f"bound on the command line with `-D {b.name}={constant_text(self.defines[b.name])}`"
                      if b.name in self.defines else
                      f"declared by `@autotune` at {prev.span.line}:{prev.span.column}")
             self.error("PH102", f"`{b.name}` is already a compile-time constant, {where}", b.span,
@@ -219,9 +220,3 @@ def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: lis
             diagnostics.append(d)
     return info
 
-
-def _define_text(value) -> str:
-    """A -D value as the language writes it."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return repr(value) if isinstance(value, float) else str(value)

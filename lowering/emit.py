@@ -367,10 +367,14 @@ class KernelEmitter:
         self.slots[b.uid] = ("var", ptr, t)
 
     def _tile(self, b, t: Tile) -> MemRef:
+        return self.named_tile(f"{b.name}_{b.uid}", t)
+
+    def named_tile(self, name: str, t: Tile) -> MemRef:
+        """A static tile of its own in shared memory (a `var`, a call's tile argument or result)."""
         count = 1
         for d in t.shape:
             count *= d
-        ptr = self.smem.named(f"{b.name}_{b.uid}", settle(t.elem), count)
+        ptr = self.smem.named(name, settle(t.elem), count)
         return self.tile_ref(ptr, settle(t.elem), list(t.shape))
 
     def tile_ref(self, ptr, elem, shape) -> MemRef:
@@ -984,11 +988,7 @@ class KernelEmitter:
             frame.result = self.alloca(value_ir(ret_t), name=f"{fn.name}_result")
             frame.result_t = ret_t
         elif isinstance(ret_t, Tile):              # a tile of its own for this call (§2)
-            count = 1
-            for d in ret_t.shape:
-                count *= d
-            ptr = self.smem.named(f"{fn.name}_result", settle(ret_t.elem), count)
-            frame.result_tile = self.tile_ref(ptr, settle(ret_t.elem), list(ret_t.shape))
+            frame.result_tile = self.named_tile(f"{fn.name}_result", ret_t)
         for pb, slot, tw in bound:
             self.slots[pb.uid] = slot
             if tw is not None:
@@ -1011,12 +1011,7 @@ class KernelEmitter:
     def _argument_tile(self, fn: A.Function, p: A.Param, a) -> MemRef:
         """A computed tile argument, swept into a fresh tile of its own before the call (the
         checker records the sweep, a CTA-wide read of its tiles, at the argument)."""
-        t = settled(self.inst.types[id(a)])
-        count = 1
-        for d in t.shape:
-            count *= d
-        ptr = self.smem.named(f"{fn.name}_{p.name}_arg", settle(t.elem), count)
-        ref = self.tile_ref(ptr, settle(t.elem), list(t.shape))
+        ref = self.named_tile(f"{fn.name}_{p.name}_arg", settled(self.inst.types[id(a)]))
         # the call may run again (in a loop): every thread is done with the tile's last value
         # (the body's point reads and stores of it) before it is overwritten
         K.barrier(self.ops)

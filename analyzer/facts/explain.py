@@ -8,6 +8,7 @@ to the immediate cause; a step through an inlined call says where it was inlined
 
 from __future__ import annotations
 
+from ..builtins import ATOMICS
 from ..cfg import CALL
 from ..diagnostics.model import Label
 from ..syntax import ast as A
@@ -240,6 +241,6 @@ def element_read(op) -> str | None:
     e = op.ast
     if isinstance(e, A.ExprStmt):
         e = e.expr
-    if isinstance(e, A.Call) and (e.func.startswith("atomic_") or e.func == "load_acquire") and e.args:
+    if isinstance(e, A.Call) and (e.func in ATOMICS or e.func == "load_acquire") and e.args:
         return _text(e.args[0])
     return None
