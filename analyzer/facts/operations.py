@@ -91,10 +91,6 @@ def _walk(facts, site, root, guards=()) -> None:
                     if sub.hi is not None:
                         push((sub.hi, guards))
             continue
-        if isinstance(e, A.Binary) and e.op in ("&&", "||"):
-            push((e.rhs, guards + (e.lhs,)))
-            push((e.lhs, guards))
-            continue
         if isinstance(e, A.Call) and id(e) in inst.calls:
             continue        # its arguments belong to its CALL node (emit, above)
         for child in expr_children(e):
