@@ -19,6 +19,8 @@ promise is checked on the extents; the runtime extents are passed after the para
 
 from __future__ import annotations
 
+import atexit
+import hashlib
 import json
 import os
 from dataclasses import dataclass
@@ -112,18 +114,36 @@ class Kernel:
         return Prepared(tensors, scalars, ordered, order)
 
     def _scalar(self, p, v):
-        dt = numpy_dtype(p["dtype"])
-        if isinstance(v, np.ndarray) and v.ndim > 0 or hasattr(v, "__cuda_array_interface__"):
-            raise LaunchError(f"`{p['name']}` is a scalar {p['dtype']}, not an array")
-        if p["dtype"] == "bool":
-            return np.uint8(bool(v))
-        try:
-            out = np.array(v).astype(dt, casting="same_kind" if not isinstance(v, (int, float)) else "unsafe")
-        except TypeError as e:
-            raise LaunchError(f"`{p['name']}` is a {p['dtype']}, not {type(v).__name__}") from e
-        if dt.kind in "iu" and isinstance(v, (int, np.integer)) and int(out) != int(v):
-            raise LaunchError(f"`{p['name']}` = {v} does not fit in {p['dtype']}")
-        return out[()]
+        """The value as the parameter's numpy type; refuses what would change it (the simulator's
+        rules: a bool takes only a bool, a number never a bool, an integer never a fraction)."""
+        name, dtype = p["name"], p["dtype"]
+        dt = numpy_dtype(dtype)
+        if isinstance(v, np.ndarray) and v.ndim == 0:
+            v = v[()]
+        if isinstance(v, np.ndarray) or hasattr(v, "__cuda_array_interface__"):
+            raise LaunchError(f"`{name}` is a scalar {dtype}, not an array")
+        if dtype == "bool":
+            if not isinstance(v, (bool, np.bool_)):
+                raise LaunchError(f"`{name}` is a bool, not {type(v).__name__} {v!r}")
+            return np.uint8(bool(v))             # a bool parameter is a byte (.u8)
+        number = (int, float, np.integer, np.floating) if dtype != "bf16" else (int, float, np.integer, np.floating,
+                                                                               type(np.zeros((), dt)[()]))
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, number):
+            raise LaunchError(f"`{name}` is a {dtype}, not {type(v).__name__} {v!r}")
+        if dt.kind in "iu":
+            if isinstance(v, (float, np.floating)):
+                if not float(v).is_integer():
+                    raise LaunchError(f"`{name}` is a {dtype}, not the fraction {v!r}")
+                v = int(v)
+            info = np.iinfo(dt)
+            if not info.min <= int(v) <= info.max:
+                raise LaunchError(f"`{name}` = {v} does not fit in {dtype}")
+            return dt.type(int(v))
+        with np.errstate(over="ignore"):
+            out = np.array(float(v)).astype(dt)[()]
+        if np.isinf(float(out)) and not np.isinf(float(v)):
+            raise LaunchError(f"`{name}` = {v} does not fit in {dtype}")
+        return out
 
     def _tensor(self, i, p, v, extents, where):
         name = p["name"]
@@ -143,6 +163,8 @@ class Kernel:
             shape, dtype, ptr, host = v.shape, v.dtype, None, v
             if not v.flags.c_contiguous:
                 raise LaunchError(f"`{name}` is not C-contiguous: pass np.ascontiguousarray({name})")
+            if not v.flags.writeable:      # every tensor is copied back after the launch
+                raise LaunchError(f"`{name}` is read-only: the kernel may write it, so pass a writeable array")
         else:
             raise LaunchError(f"`{name}` is a tensor: pass a numpy array or a device array "
                               f"(__cuda_array_interface__), not {type(v).__name__}")
@@ -201,13 +223,22 @@ def _shape(dims):
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
+GRID_LIMITS = (2**31 - 1, 65535, 65535)        # CUDA's largest grid, x, y, z
+
+
 def _grid(grid):
-    if isinstance(grid, int):
+    if isinstance(grid, (int, np.integer)):
         grid = (grid,)
-    grid = tuple(int(g) for g in grid)
+    try:
+        grid = tuple(int(g) for g in grid)
+    except (TypeError, ValueError):
+        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid!r}") from None
     if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
         raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid}")
-    return grid + (1,) * (3 - len(grid))
+    grid = grid + (1,) * (3 - len(grid))
+    if any(g > lim for g, lim in zip(grid, GRID_LIMITS)):
+        raise LaunchError(f"the grid {grid} is beyond CUDA's limits (x at most 2**31 - 1, y and z at most 65535)")
+    return grid
 
 
 def _params(kernel: Kernel, prepared: Prepared, pointers: list) -> list:
@@ -215,9 +246,22 @@ def _params(kernel: Kernel, prepared: Prepared, pointers: list) -> list:
     numpy type), then every runtime extent as int32."""
     out = []
     for kind, i in prepared.order:
-        out.append(np.uint64(pointers[i]) if kind == "tensor" else prepared.scalars[i])
+        out.append(np.uint64(pointers[i]) if kind == "tensor" else _as_param(prepared.scalars[i]))
     out.extend(np.int32(v) for v in prepared.extents.values())
     return out
+
+
+def _as_param(v):
+    """A 16-bit float goes as its bits (the parameter is .b16): pycuda's argument packer has no
+    float16 ('e') and no backend knows ml_dtypes' bfloat16, which is not even an np.number."""
+    if v.dtype.itemsize == 2 and v.dtype.kind not in "iu":
+        return np.asarray(v).view(np.uint16)[()]
+    return v
+
+
+def _host_bytes(host):
+    """A host array as flat bytes, sharing its memory (no buffer-format needed: bf16 has none)."""
+    return host.reshape(-1).view(np.uint8)
 
 
 # ---------------------------------------------------------------- backends
@@ -236,6 +280,23 @@ def _open_backend(name, ptx, entry):
     raise LaunchError("no GPU backend could load the kernel: " + "; ".join(errors))
 
 
+_PUSHED: list = []      # pycuda contexts this module pushed, popped at exit
+
+
+def _release_pycuda_contexts():
+    while _PUSHED:
+        ctx = _PUSHED.pop()
+        try:
+            ctx.pop()
+        except Exception:  # noqa: BLE001 - at exit, a context already gone is no matter
+            pass
+    try:
+        from pycuda.tools import clear_context_caches
+        clear_context_caches()
+    except Exception:  # noqa: BLE001 - pycuda.tools needs pytools; nothing to clear without it
+        pass
+
+
 class _PyCuda:
     name = "pycuda"
 
@@ -243,10 +304,18 @@ class _PyCuda:
         import pycuda.driver as cuda
         cuda.init()
         if cuda.Context.get_current() is None:
-            self._ctx = cuda.Device(int(os.environ.get("PHOBOS_GPU_DEVICE", "0"))).retain_primary_context()
-            self._ctx.push()
+            # the device's primary context (shared with cupy and the runtime API), pushed once and
+            # popped at exit: pycuda aborts the interpreter when a context it pushed is still on
+            # its stack at module cleanup (what pycuda.autoprimaryctx does, without its import)
+            ctx = cuda.Device(int(os.environ.get("PHOBOS_GPU_DEVICE", "0"))).retain_primary_context()
+            ctx.push()
+            _PUSHED.append(ctx)
+            if len(_PUSHED) == 1:
+                atexit.register(_release_pycuda_contexts)
         self.cuda = cuda
-        self.module = cuda.module_from_buffer(ptx.encode(), options=[(cuda.jit_option.GENERATE_LINE_INFO, 1)])
+        # pycuda's jit_option has no GENERATE_LINE_INFO (wrap_cudadrv.cpp: MAX_REGISTERS ..
+        # FALLBACK_STRATEGY); the driver reads the PTX up to its NUL
+        self.module = cuda.module_from_buffer(ptx.encode() + b"\0")
         self.fn = self.module.get_function(entry)
 
     def launch(self, kernel, prepared, grid, stream):
@@ -257,7 +326,8 @@ class _PyCuda:
                 pointers.append(ptr)
                 continue
             buf = cuda.mem_alloc(max(nbytes, 1))
-            cuda.memcpy_htod(buf, host)
+            if nbytes:
+                cuda.memcpy_htod(buf, _host_bytes(host))
             copies.append((buf, host))
             pointers.append(int(buf))
         shared = kernel.dynamic_shared
@@ -269,7 +339,8 @@ class _PyCuda:
         if copies:
             (stream.synchronize() if stream is not None else cuda.Context.synchronize())
             for buf, host in copies:
-                cuda.memcpy_dtoh(host, buf)
+                if host.size:
+                    cuda.memcpy_dtoh(_host_bytes(host), buf)
                 buf.free()
 
 
@@ -277,17 +348,12 @@ class _CuPy:
     name = "cupy"
 
     def __init__(self, ptx, entry):
-        import tempfile
-
         import cupy
         self.cp = cupy
-        with tempfile.NamedTemporaryFile("w", suffix=".ptx", delete=False) as f:
-            f.write(ptx)
-            path = f.name
-        try:
-            self.fn = cupy.RawModule(path=path).get_function(entry)
-        finally:
-            os.unlink(path)
+        # RawModule loads a PTX from a file, and memoizes the module by its path (per device,
+        # reloading it from the path on another device): one file per distinct PTX, named by its
+        # hash, kept until the process ends
+        self.fn = cupy.RawModule(path=str(_ptx_file(ptx))).get_function(entry)
 
     def launch(self, kernel, prepared, grid, stream):
         cp = self.cp
@@ -313,18 +379,40 @@ class _CuPy:
             host[...] = cp.asnumpy(dev).view(host.dtype).reshape(host.shape)
 
 
+_PTX_DIR: list = []
+
+
+def _ptx_file(ptx: str) -> Path:
+    if not _PTX_DIR:
+        import shutil
+        import tempfile
+        _PTX_DIR.append(Path(tempfile.mkdtemp(prefix="phobos-ptx-")))
+        atexit.register(shutil.rmtree, _PTX_DIR[0], True)
+    path = _PTX_DIR[0] / (hashlib.sha256(ptx.encode()).hexdigest()[:32] + ".ptx")
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(ptx)
+        os.replace(tmp, path)
+    return path
+
+
 class _CudaCore:
     """cuda.core: device arrays only (numpy arguments need pycuda or cupy for the copies)."""
 
     name = "cuda.core"
 
     def __init__(self, ptx, entry):
-        from cuda.core.experimental import Device, LaunchConfig, ObjectCode, launch
+        try:                       # cuda.core >= 0.4 at the top level, before that in .experimental
+            from cuda.core import Device, LaunchConfig, ObjectCode, launch
+        except ImportError:
+            from cuda.core.experimental import Device, LaunchConfig, ObjectCode, launch
         self.dev = Device()
         self.dev.set_current()
         code = ObjectCode.from_ptx(ptx) if hasattr(ObjectCode, "from_ptx") else ObjectCode(ptx.encode(), "ptx")
         self.kernel = code.get_kernel(entry)
         self.LaunchConfig, self.launch_fn = LaunchConfig, launch
+        # cuda.core 0.1 took launch(kernel, config, *args) with the stream in the config
+        self._old_launch = "stream" in getattr(LaunchConfig, "__dataclass_fields__", {})
 
     def launch(self, kernel, prepared, grid, stream):
         import ctypes
@@ -336,8 +424,13 @@ class _CudaCore:
         if kernel.dynamic_shared > 48 * 1024:
             raise LaunchError("the cuda.core backend cannot opt in to more than 48 KB of dynamic shared memory; "
                               "use pycuda or cupy")
-        config = self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1), shmem_size=kernel.dynamic_shared)
-        self.launch_fn(stream, config, self.kernel, *args)
+        if self._old_launch:
+            config = self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1), stream=stream,
+                                       shmem_size=kernel.dynamic_shared)
+            self.launch_fn(self.kernel, config, *args)
+        else:
+            config = self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1), shmem_size=kernel.dynamic_shared)
+            self.launch_fn(stream, config, self.kernel, *args)
         stream.sync()
 
 

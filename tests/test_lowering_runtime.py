@@ -128,3 +128,36 @@ def test_the_build_cache_key_covers_the_analyzer_too():
     names = {name for name, _ in fingerprint_files()}
     assert {"lowering/emit.py", "analyzer/semantics.py", "analyzer/facts/derive.py",
             "analyzer/syntax/phobos.lark"} <= names
+
+
+def _with_scalar(dtype):
+    return Kernel("", dict(MANIFEST, params=MANIFEST["params"][:3] + [{"name": "s", "kind": "scalar", "dtype": dtype}]))
+
+
+@pytest.mark.parametrize("dtype,value,message", [
+    ("i32", 3.7, "`s` is a i32, not the fraction 3.7"),     # was truncated to 3 without a word
+    ("i32", True, "`s` is a i32, not bool"),
+    ("f32", "1.0", "`s` is a f32, not str"),
+    ("f32", 1e40, "`s` = 1e+40 does not fit in f32"),         # was inf without a word
+    ("bool", 1, "`s` is a bool, not int"),                     # the simulator refuses it too
+    ("i32", 2**31, "does not fit in i32"),
+    ("f32", np.zeros(2), "not an array"),
+])
+def test_a_scalar_that_would_change_is_refused_as_the_simulator_refuses_it(dtype, value, message):
+    with pytest.raises(LaunchError) as e:
+        _with_scalar(dtype).prepare(*arrays(), value)
+    assert message in str(e.value)
+
+
+def test_scalars_that_fit_keep_their_value():
+    assert _with_scalar("i32").prepare(*arrays(), 3.0).scalars[3] == np.int32(3)
+    assert _with_scalar("i8").prepare(*arrays(), np.int64(-5)).scalars[3] == np.int8(-5)
+    assert _with_scalar("bool").prepare(*arrays(), np.bool_(True)).scalars[3] == np.uint8(1)
+    assert _with_scalar("f16").prepare(*arrays(), np.array(0.5)).scalars[3] == np.float16(0.5)
+
+
+@pytest.mark.parametrize("grid", ["abc", (1, 70000), (2**31,), ()])
+def test_a_grid_cuda_cannot_launch_is_refused_before_any_backend_loads(grid, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pycuda", None)
+    with pytest.raises(LaunchError, match="grid"):
+        kernel()(*arrays(), 1.0, grid=grid)

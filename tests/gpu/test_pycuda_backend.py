@@ -1,0 +1,108 @@
+"""The runtime's pycuda backend against a stand-in that keeps pycuda's real API surface
+(tests/gpu/fake_pycuda.py): the JIT options pycuda has, how it packs kernel arguments, its
+context stack (which aborts the process at exit when a context is left on it)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+
+import fake_pycuda  # noqa: E402
+
+from phobos_tools.lowering import runtime as rt  # noqa: E402
+
+MATVEC = {"version": 1, "entry": "lanes_matvec", "target": "sm_90", "ptx_version": "8.6", "block": 128,
+          "dynamic_shared_bytes": 0,
+          "params": [{"name": "W", "kind": "tensor", "dtype": "f32", "shape": ["N", "K"]},
+                     {"name": "x", "kind": "tensor", "dtype": "f32", "shape": [1, "K"]},
+                     {"name": "y", "kind": "tensor", "dtype": "f32", "shape": [1, "N"]}],
+          "extents": ["N", "K"], "aligned": {"K": 128}, "resources": None}
+
+
+def ptx_for(entry):
+    return f".version 8.6\n.target sm_90\n.address_size 64\n.visible .entry {entry}(\n)\n{{\nret;\n}}\n"
+
+
+@pytest.fixture
+def pycuda():
+    fake = fake_pycuda.install()
+    yield fake
+    rt._release_pycuda_contexts()
+    fake_pycuda.uninstall()
+
+
+def test_lanes_matvec_runs_through_the_pycuda_backend(pycuda):
+    rng = np.random.default_rng(0)
+    W = rng.standard_normal((8, 256), dtype=np.float32)
+    x = rng.standard_normal((1, 256), dtype=np.float32)
+    y = np.full((1, 8), np.nan, np.float32)
+    rt.Kernel(ptx_for("lanes_matvec"), MATVEC, backend="pycuda")(W, x, y, grid=(2,))
+    np.testing.assert_allclose(y[0], W @ x[0], rtol=1e-5)
+    entry, fmt, _packed, grid, block, shared = pycuda.launches[-1]
+    ptr = np.dtype(np.uint64).char                        # 'L' on Linux: 8 bytes, as pycuda packs it
+    assert (entry, fmt, grid, block, shared) == ("lanes_matvec", ptr * 3 + "ii", (2, 1, 1), (128, 1, 1), 0)
+
+
+@pytest.mark.parametrize("dtype,value,bits", [("f16", 1.5, np.float16(1.5).view(np.uint16)),
+                                              ("bf16", 1.5, 0x3FC0)])
+def test_half_precision_scalars_pack_as_their_16_bits(pycuda, dtype, value, bits):
+    # pycuda's struct packer has no 'e' (float16) and a bf16 scalar is not an np.number
+    m = dict(MATVEC, entry="scale", params=[{"name": "X", "kind": "tensor", "dtype": "f32", "shape": ["N"]},
+                                            {"name": "s", "kind": "scalar", "dtype": dtype}], extents=["N"],
+             aligned={})
+    rt.Kernel(ptx_for("scale"), m, backend="pycuda")(np.zeros(4, np.float32), value, grid=1)
+    _entry, fmt, packed, *_ = pycuda.launches[-1]
+    assert fmt == np.dtype(np.uint64).char + "Hi" and int.from_bytes(packed[8:10], "little") == int(bits)
+
+
+def test_bf16_and_bool_tensors_make_the_round_trip(pycuda):
+    import ml_dtypes
+    m = dict(MATVEC, entry="touch", params=[{"name": "A", "kind": "tensor", "dtype": "bf16", "shape": ["N"]},
+                                            {"name": "B", "kind": "tensor", "dtype": "bool", "shape": ["N"]}],
+             extents=["N"], aligned={})
+    A = np.arange(4).astype(ml_dtypes.bfloat16)
+    B = np.array([True, False, True, True])
+    rt.Kernel(ptx_for("touch"), m, backend="pycuda")(A, B, grid=1)
+    assert A.astype(np.float32).tolist() == [0, 1, 2, 3] and B.tolist() == [True, False, True, True]
+
+
+def test_dynamic_shared_memory_beyond_48_kb_is_opted_in(pycuda):
+    m = dict(MATVEC, dynamic_shared_bytes=100 * 1024)
+    W, x, y = np.zeros((8, 256), np.float32), np.zeros((1, 256), np.float32), np.zeros((1, 8), np.float32)
+    rt.Kernel(ptx_for("lanes_matvec"), m, backend="pycuda")(W, x, y, grid=2)
+    assert pycuda.launches[-1][5] == 100 * 1024
+
+
+def test_the_pushed_context_is_popped_before_pycuda_cleans_up():
+    # pycuda aborts the interpreter at exit when a context it pushed is still current; the
+    # correctness harness and every compute-sanitizer job would end with status 134
+    code = ("import sys, numpy as np\n"
+            f"sys.path.insert(0, {str(HERE)!r})\n"
+            "import fake_pycuda; fake_pycuda.install(exit_check=True)\n"
+            "import importlib.util\n"
+            f"spec = importlib.util.spec_from_file_location('rt', {str(REPO / 'lowering' / 'runtime.py')!r})\n"
+            "rt = importlib.util.module_from_spec(spec); sys.modules['rt'] = rt; spec.loader.exec_module(rt)\n"
+            f"m = {MATVEC!r}\n"
+            f"k = rt.Kernel({ptx_for('lanes_matvec')!r}, m, backend='pycuda')\n"
+            "y = np.zeros((1, 8), np.float32)\n"
+            "k(np.ones((8, 128), np.float32), np.ones((1, 128), np.float32), y, grid=2)\n"
+            "assert (y == 128).all(), y\n"
+            "print('ran')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.strip() == "ran", (out.returncode, out.stderr[-2000:])
+
+
+def test_a_read_only_array_is_refused_before_the_launch(pycuda):
+    W, x, y = np.zeros((8, 256), np.float32), np.zeros((1, 256), np.float32), np.zeros((1, 8), np.float32)
+    W.setflags(write=False)
+    with pytest.raises(rt.LaunchError, match="`W` is read-only"):
+        rt.Kernel(ptx_for("lanes_matvec"), MATVEC, backend="pycuda")(W, x, y, grid=2)
+    assert not pycuda.launches
