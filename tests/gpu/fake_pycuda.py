@@ -16,7 +16,10 @@ What it copies from the real thing, each checked against pycuda's own code or bi
   ``set_attribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, n)`` first.
 
 "Launching" computes the kernel's result with numpy, chosen by the entry name (the PTX is never
-run). ``install()`` puts ``pycuda`` and ``pycuda.driver`` into sys.modules; ``uninstall()``
+run). For the harness's own tests, the environment can make one entry misbehave:
+FAKE_PYCUDA_CRASH=ENTRY ends the process (status 139), FAKE_PYCUDA_FAULT=ENTRY raises an illegal
+address that stays (every later call fails, as CUDA's sticky errors do), FAKE_PYCUDA_HANG=ENTRY
+never returns. ``install()`` puts ``pycuda`` and ``pycuda.driver`` into sys.modules; ``uninstall()``
 removes them. ``launches`` records (entry, format, packed bytes, grid, block, shared).
 """
 
@@ -60,11 +63,20 @@ class function_attribute(enum.IntEnum):  # noqa: N801
     MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
 
-class LogicError(Exception):
+class Error(Exception):
+    pass
+
+
+class LogicError(Error):
+    pass
+
+
+class LaunchError(Error):
     pass
 
 
 _MEMORY: dict[int, bytearray] = {}
+_STICKY: list = []
 _STACK: list = []
 launches: list[tuple] = []
 _next_ptr = [0x7F0000000000]
@@ -92,7 +104,24 @@ def _host_bytes(a, writable=False) -> np.ndarray:
     return np.frombuffer(a, dtype=np.uint8) if not writable else a.reshape(-1).view(np.uint8)
 
 
+def _misbehave(entry=None):
+    if _STICKY:
+        raise LaunchError(f"cuCtxSynchronize failed: {_STICKY[0]}")
+    if entry is None:
+        return
+    if os.environ.get("FAKE_PYCUDA_CRASH") == entry:
+        os._exit(139)
+    if os.environ.get("FAKE_PYCUDA_HANG") == entry:
+        import time
+        while True:
+            time.sleep(1)
+    if os.environ.get("FAKE_PYCUDA_FAULT") == entry:
+        _STICKY.append("an illegal memory access was encountered")
+        raise LaunchError(f"cuCtxSynchronize failed: {_STICKY[0]}")
+
+
 def mem_alloc(nbytes):
+    _misbehave()
     if nbytes < 1:
         raise LogicError("cuMemAlloc failed: invalid argument")
     return DeviceAllocation(int(nbytes))
@@ -190,6 +219,7 @@ class Function:
         self.attributes[function_attribute(attr)] = int(value)
 
     def __call__(self, *args, block=None, grid=(1, 1), stream=None, shared=0, texrefs=(), time_kernel=False):
+        _misbehave(self.entry)
         if not _STACK:
             raise LogicError("cuLaunchKernel failed: invalid device context")
         if block is None:
@@ -263,6 +293,7 @@ def install(exit_check: bool = False):
         sys.modules[name] = mod
     _STACK.clear()
     _MEMORY.clear()
+    _STICKY.clear()
     launches.clear()
     if exit_check:
         atexit.register(_exit_check)
@@ -278,3 +309,4 @@ def uninstall():
     _saved.clear()
     _MEMORY.clear()
     _STACK.clear()
+    _STICKY.clear()

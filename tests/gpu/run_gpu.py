@@ -1,7 +1,7 @@
 """Run a prepared bundle on the GPU and print the max relative error of every kernel.
 
     python tests/gpu/run_gpu.py BUNDLE [--backend pycuda] [--fresh | --seed-base N] [--only NAME,..]
-                                       [--json OUT.json] [--dry-run]
+                                       [--json OUT.json] [--dry-run] [--isolate [--per-kernel-s 20]]
 
 numpy and the runtime only: ``lowering/runtime.py`` is loaded from its file, so the repository
 need not be installed. Inputs come from each case's seed (``--fresh``: seeds drawn from the OS, and
@@ -10,6 +10,10 @@ computed in float64 by ``tests/gpu/cases.py``. Every output that the case starts
 poisoned before the launch (NaN for floats, a bit pattern for integers), so an element the kernel
 never writes fails the check instead of passing as a zero. ``--dry-run`` does everything but the
 launch: inputs, poison, references, and the runtime's argument checks against each manifest.
+The JSON report is rewritten after every kernel, so a run that is stopped still reports the kernels
+it did. ``--isolate`` runs the kernels in a child process and starts a fresh one (a fresh CUDA
+context) for the kernels left when a kernel faults (an illegal address poisons the context for
+every launch after it), crashes the process, or makes no progress for ``--per-kernel-s`` seconds.
 Exit status 0 when every kernel is within its tolerance, 1 otherwise, 2 when no GPU backend can run.
 """
 
@@ -19,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -31,6 +36,9 @@ REPO = HERE.parents[1]
 # what an output starts as before the launch: NaN for floats; for integers a value that no
 # kernel here writes by accident (for u8 outputs that can take any byte, a miss may still pass)
 POISON_INT = {"i8": -91, "u8": 0xA5, "i32": -0x5A5A5A5B, "i64": -0x5A5A5A5A5A5A5A5B, "bool": 1}
+# after a driver error the context may be unusable (an illegal address is "sticky": every later
+# call fails): --isolate goes on with the kernels left in a fresh process
+EXIT_STICKY = 3
 
 
 def load_runtime():
@@ -80,68 +88,152 @@ def seeds_for(meta: dict, fresh: bool, seed_base: int | None) -> tuple[int | Non
 
 
 def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bool = False,
-               seed_base: int | None = None, dry_run: bool = False, records: list | None = None) -> list[tuple]:
+               seed_base: int | None = None, dry_run: bool = False, records: list | None = None,
+               on_record=None, stop_on_sticky: bool = False) -> list[tuple]:
     """One row per kernel: (name, max relative error, tolerance, result text). ``records``, when
-    given, receives one dict per kernel with everything the JSON report holds."""
+    given, receives one dict per kernel with everything the JSON report holds; ``on_record`` is
+    called after each kernel. ``stop_on_sticky``: stop after a driver error that leaves the
+    context unusable (the record says ``sticky``)."""
+    if records is None:
+        records = []
     sys.path.insert(0, str(HERE))
-    from cases import REFERENCES, generate
-
     rt = load_runtime()
     meta = json.loads((bundle / "cases.json").read_text())
     base, seeds = seeds_for(meta, fresh, seed_base)
     if base is not None:
         print(f"run_gpu: seed base {base} (repeat with --seed-base {base})")
     rows = []
+
+    def done(record):
+        records.append(record)
+        if on_record is not None:
+            on_record(records)
+
     for name, case in meta["cases"].items():
         if only and name not in only:
             continue
-        rng = np.random.default_rng(seeds[name])
-        values = [generate(spec, rng) for spec in case["args"]]
-        named = {spec["name"]: v for spec, v in zip(case["args"], values)}
-        ref = REFERENCES[name]({k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
-                                    or isinstance(v, np.ndarray) and v.dtype.name == "bfloat16" else v)
-                                for k, v in named.items()})
-        for spec, v in zip(case["args"], values):
-            if spec["name"] in case["outputs"]:
-                poison(spec, v)
-        record = {"kernel": name, "seed": seeds[name], "tolerance": case["tolerance"], "grid": case["grid"]}
-        kernel = rt.Kernel.load(bundle, name, backend)
         try:
-            if dry_run:
-                kernel.prepare(*values)          # the runtime's checks against the manifest, no launch
-                rows.append((name, float("nan"), case["tolerance"], "dry run: inputs, poison, reference, "
-                             "arguments checked"))
-                record.update(status="dry-run")
-                if records is not None:
-                    records.append(record)
-                continue
-            t0 = time.perf_counter()
-            kernel(*values, grid=tuple(case["grid"]))
-            ms = (time.perf_counter() - t0) * 1e3
-        except rt.LaunchError as e:
-            rows.append((name, float("nan"), case["tolerance"], f"ERROR: {e}"))
-            record.update(status="error", error=str(e))
-            if records is not None:
-                records.append(record)
-            continue
-        specs = {spec["name"]: spec for spec in case["args"]}
-        errors = {o: max_rel_error(named[o], ref[o]) for o in case["outputs"]}
-        missed = {o: unwritten(specs[o], named[o]) for o in case["outputs"]}
-        err = max(errors.values())
-        ok = err <= case["tolerance"]             # NaN (an unwritten element) never passes
-        note = "".join(f", {n} of {named[o].size} elements of {o} unwritten" for o, n in missed.items() if n)
-        rows.append((name, err, case["tolerance"], f"{'ok' if ok else 'FAIL'} ({ms:.1f} ms incl. copies{note})"))
-        record.update(status="ok" if ok else "fail", max_rel_error=err, errors=errors, unwritten=missed,
-                      ms_with_copies=ms, backend=kernel._backend.name if kernel._backend else None)
-        if records is not None:
-            records.append(record)
+            row, record = _run_case(rt, bundle, name, case, seeds[name], backend, dry_run)
+        except Exception as e:  # noqa: BLE001 - one broken case (inputs, reference) must not stop the rest
+            row = (name, float("nan"), case["tolerance"], f"ERROR: {type(e).__name__}: {e}")
+            record = {"kernel": name, "seed": seeds[name], "tolerance": case["tolerance"], "grid": case["grid"],
+                      "status": "error", "error": f"{type(e).__name__}: {e}"}
+        rows.append(row)
+        done(record)
+        if stop_on_sticky and record.get("sticky"):
+            break
     return rows
+
+
+def _run_case(rt, bundle, name, case, seed, backend, dry_run):
+    from cases import REFERENCES, generate
+
+    rng = np.random.default_rng(seed)
+    values = [generate(spec, rng) for spec in case["args"]]
+    named = {spec["name"]: v for spec, v in zip(case["args"], values)}
+    ref = REFERENCES[name]({k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                                or isinstance(v, np.ndarray) and v.dtype.name == "bfloat16" else v)
+                            for k, v in named.items()})
+    for spec, v in zip(case["args"], values):
+        if spec["name"] in case["outputs"]:
+            poison(spec, v)
+    record = {"kernel": name, "seed": seed, "tolerance": case["tolerance"], "grid": case["grid"]}
+    kernel = rt.Kernel.load(bundle, name, backend)
+    try:
+        if dry_run:
+            kernel.prepare(*values)          # the runtime's checks against the manifest, no launch
+            record.update(status="dry-run")
+            return (name, float("nan"), case["tolerance"], "dry run: inputs, poison, reference, "
+                    "arguments checked"), record
+        t0 = time.perf_counter()
+        kernel(*values, grid=tuple(case["grid"]))
+        ms = (time.perf_counter() - t0) * 1e3
+    except rt.LaunchError as e:
+        record.update(status="error", error=str(e))
+        if "failed on" in str(e):           # the driver's error, not the runtime's argument check
+            record["sticky"] = True
+        return (name, float("nan"), case["tolerance"], f"ERROR: {e}"), record
+    specs = {spec["name"]: spec for spec in case["args"]}
+    errors = {o: max_rel_error(named[o], ref[o]) for o in case["outputs"]}
+    missed = {o: unwritten(specs[o], named[o]) for o in case["outputs"]}
+    err = max(errors.values())
+    ok = err <= case["tolerance"]             # NaN (an unwritten element) never passes
+    note = "".join(f", {n} of {named[o].size} elements of {o} unwritten" for o, n in missed.items() if n)
+    record.update(status="ok" if ok else "fail", max_rel_error=err, errors=errors, unwritten=missed,
+                  ms_with_copies=ms, backend=kernel._backend.name if kernel._backend else None)
+    return (name, err, case["tolerance"], f"{'ok' if ok else 'FAIL'} ({ms:.1f} ms incl. copies{note})"), record
 
 
 def print_table(rows) -> None:
     print(f"{'kernel':<24} {'max rel error':>14} {'tolerance':>10}  result")
     for name, err, tol, result in rows:
         print(f"{name:<24} {err:>14.3e} {tol:>10.1e}  {result}")
+
+
+def write_report(path: Path | None, bundle, backend, dry_run, records, **extra) -> None:
+    if path is None:
+        return
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"bundle": str(bundle), "backend": backend, "dry_run": dry_run, **extra,
+                               "kernels": records}, indent=1, default=float))
+    os.replace(tmp, path)
+
+
+def _row_of(record) -> tuple:
+    status = record.get("status")
+    if status in ("ok", "fail"):
+        return (record["kernel"], record["max_rel_error"], record["tolerance"],
+                f"{'ok' if status == 'ok' else 'FAIL'} ({record.get('ms_with_copies', 0):.1f} ms incl. copies)")
+    return (record["kernel"], float("nan"), record["tolerance"], f"ERROR: {record.get('error', status)}")
+
+
+def supervise(a, names: list[str], base: int | None) -> list[dict]:
+    """Run ``names`` in child processes, one after another; a child that faults, crashes or stalls
+    for ``a.per_kernel_s`` is replaced by a fresh one for the kernels it left."""
+    records: list[dict] = []
+    cases = json.loads((a.bundle / "cases.json").read_text())["cases"]
+    part = (a.json or Path(os.environ.get("TMPDIR", "/tmp")) / "run_gpu").with_name(
+        f"{(a.json.name if a.json else 'run_gpu')}.part{os.getpid()}.json")
+    left = list(names)
+    while left:
+        part.unlink(missing_ok=True)
+        cmd = [sys.executable, str(Path(__file__).resolve()), str(a.bundle), "--only", ",".join(left), "--json",
+               str(part), "--child"] + (["--backend", a.backend] if a.backend else []) + \
+              (["--seed-base", str(base)] if base is not None else [])
+        proc = subprocess.Popen(cmd, start_new_session=True)
+        seen, last = 0, time.monotonic()
+        while proc.poll() is None:
+            time.sleep(0.2)
+            n = len(_read_part(part))
+            if n != seen:
+                seen, last = n, time.monotonic()
+            elif time.monotonic() - last > a.per_kernel_s:
+                os.killpg(proc.pid, 9)
+                proc.wait()
+                break
+        got = _read_part(part)
+        records.extend(got)
+        done = {r["kernel"] for r in got}
+        left = [k for k in left if k not in done]
+        if left and proc.returncode != EXIT_STICKY:          # it died or stalled in the next kernel
+            why = (f"no result within {a.per_kernel_s:g} s (killed)" if proc.returncode in (-9, 137)
+                   else f"the process ended with status {proc.returncode} during this kernel")
+            records.append({"kernel": left[0], "status": "error", "error": why,
+                            "tolerance": cases[left[0]]["tolerance"], "grid": cases[left[0]]["grid"], "crashed": True})
+            print(f"run_gpu: {left[0]}: {why}; going on in a fresh process")
+            left = left[1:]
+        elif left:
+            print(f"run_gpu: {got[-1]['kernel']} left the context unusable; going on in a fresh process")
+        write_report(a.json, a.bundle, a.backend, False, records, isolated=True, seed_base=base)
+    part.unlink(missing_ok=True)
+    return records
+
+
+def _read_part(path: Path) -> list[dict]:
+    try:
+        return json.loads(path.read_text())["kernels"]
+    except (OSError, ValueError, KeyError):
+        return []
 
 
 def main() -> int:
@@ -151,17 +243,30 @@ def main() -> int:
     p.add_argument("--only", default=None, help="comma-separated kernels to run (default: all)")
     p.add_argument("--fresh", action="store_true", help="new random inputs: seeds drawn from the OS")
     p.add_argument("--seed-base", type=int, default=None, help="case i gets seed SEED_BASE + i")
-    p.add_argument("--json", type=Path, default=None, help="also write the results as JSON")
+    p.add_argument("--json", type=Path, default=None, help="also write the results as JSON (after every kernel)")
     p.add_argument("--dry-run", action="store_true", help="everything but the launch (no GPU needed)")
+    p.add_argument("--isolate", action="store_true", help="run in child processes; a fault, crash or stall "
+                   "costs one kernel, not the rest")
+    p.add_argument("--per-kernel-s", type=float, default=20.0, help="with --isolate: the longest one kernel may take")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args()
     only = set(a.only.split(",")) if a.only else None
-    records: list = []
-    rows = run_bundle(a.bundle, a.backend, only=only, fresh=a.fresh, seed_base=a.seed_base, dry_run=a.dry_run,
-                      records=records)
+    if a.isolate and not a.dry_run:
+        meta = json.loads((a.bundle / "cases.json").read_text())
+        base, _ = seeds_for(meta, a.fresh, a.seed_base)
+        if base is not None:
+            print(f"run_gpu: seed base {base} (repeat with --seed-base {base})")
+        records = supervise(a, [k for k in meta["cases"] if not only or k in only], base)
+        rows = [_row_of(r) for r in records]
+    else:
+        records: list = []
+        rows = run_bundle(a.bundle, a.backend, only=only, fresh=a.fresh, seed_base=a.seed_base, dry_run=a.dry_run,
+                          records=records, stop_on_sticky=a.child,
+                          on_record=lambda rs: write_report(a.json, a.bundle, a.backend, a.dry_run, rs))
+        write_report(a.json, a.bundle, a.backend, a.dry_run, records)
     print_table(rows)
-    if a.json:
-        a.json.write_text(json.dumps({"bundle": str(a.bundle), "backend": a.backend, "dry_run": a.dry_run,
-                                      "kernels": records}, indent=1, default=float))
+    if a.child and records and records[-1].get("sticky"):
+        return EXIT_STICKY
     if a.dry_run:
         return 0
     if rows and all(r[3].startswith("ERROR: no GPU backend") for r in rows):
