@@ -23,6 +23,7 @@ import argparse
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -202,15 +203,22 @@ def supervise(a, names: list[str], base: int | None) -> list[dict]:
               (["--seed-base", str(base)] if base is not None else [])
         proc = subprocess.Popen(cmd, start_new_session=True)
         seen, last = 0, time.monotonic()
-        while proc.poll() is None:
-            time.sleep(0.2)
-            n = len(_read_part(part))
-            if n != seen:
-                seen, last = n, time.monotonic()
-            elif time.monotonic() - last > a.per_kernel_s:
-                os.killpg(proc.pid, 9)
-                proc.wait()
-                break
+        try:
+            while proc.poll() is None:
+                time.sleep(0.2)
+                n = len(_read_part(part))
+                if n != seen:
+                    seen, last = n, time.monotonic()
+                elif time.monotonic() - last > a.per_kernel_s:
+                    os.killpg(proc.pid, 9)
+                    proc.wait()
+                    break
+        except BaseException:      # stopped (timeout(1)'s SIGTERM): the child goes too, the report stays
+            _kill_group(proc)
+            records.extend(_read_part(part))
+            write_report(a.json, a.bundle, a.backend, False, records, isolated=True, seed_base=base, stopped=True)
+            part.unlink(missing_ok=True)
+            raise
         got = _read_part(part)
         records.extend(got)
         done = {r["kernel"] for r in got}
@@ -227,6 +235,18 @@ def supervise(a, names: list[str], base: int | None) -> list[dict]:
         write_report(a.json, a.bundle, a.backend, False, records, isolated=True, seed_base=base)
     part.unlink(missing_ok=True)
     return records
+
+
+def _kill_group(proc) -> None:
+    try:
+        os.killpg(proc.pid, 9)
+    except OSError:
+        pass
+    proc.wait()
+
+
+def _stop(signum, _frame):
+    raise SystemExit(128 + signum)
 
 
 def _read_part(path: Path) -> list[dict]:
@@ -256,6 +276,7 @@ def main() -> int:
         base, _ = seeds_for(meta, a.fresh, a.seed_base)
         if base is not None:
             print(f"run_gpu: seed base {base} (repeat with --seed-base {base})")
+        signal.signal(signal.SIGTERM, _stop)
         records = supervise(a, [k for k in meta["cases"] if not only or k in only], base)
         rows = [_row_of(r) for r in records]
     else:

@@ -89,3 +89,17 @@ def test_isolation_costs_the_bad_kernel_only(bundle, env, why):
 def test_a_sticky_fault_without_isolation_fails_every_kernel_after_it(bundle):
     p, report = run(bundle, FAKE_PYCUDA_FAULT="stage")
     assert statuses(report) == {"lanes_matvec": "ok", "stage": "error", "row_sums": "error"}
+
+
+def test_stopping_the_supervisor_stops_its_child_and_keeps_the_report(bundle):
+    # timeout(1) sends SIGTERM; the child runs in a session of its own, so it must be ended by hand
+    e = dict(os.environ, PYTHONPATH=str(bundle.parent / "site"), FAKE_PYCUDA_HANG="stage")
+    out = bundle.parent / "correctness.json"
+    p = subprocess.run(["timeout", "4", sys.executable, str(HERE / "run_gpu.py"), str(bundle), "--backend", "pycuda",
+                        "--json", str(out), "--isolate", "--per-kernel-s", "60"], capture_output=True, text=True,
+                       env=e, timeout=60)
+    assert p.returncode == 124, p.returncode
+    report = json.loads(out.read_text())
+    assert report["stopped"] and statuses(report) == {"lanes_matvec": "ok"}
+    left = subprocess.run(["pgrep", "-f", f"run_gpu.py {bundle}"], capture_output=True, text=True).stdout.split()
+    assert not left
