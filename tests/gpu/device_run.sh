@@ -26,7 +26,10 @@ BUNDLE=${BUNDLE:-build/gpu-bundle}
 WHEELS=${WHEELS:-.gpu_wheels}
 TOTAL_S=${TOTAL_S:-270}                     # everything done by then (the call's limit is 300 s)
 if [ "$DRY" = 1 ]; then OUT=${OUT:-build/device-dry-run}; else OUT=${OUT:?the device tool sets OUT}; fi
+# the carried wheels are for CPython 3.12: python3 when it is 3.12, else python3.12 when there is one
 PY=${PYTHON:-python3}
+if [ -z "${PYTHON:-}" ] && ! python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null \
+   && command -v python3.12 >/dev/null 2>&1; then PY=python3.12; fi
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 
@@ -70,9 +73,15 @@ if [ "$DRY" = 1 ]; then
   BACKEND=""
 else
   SITE=$(mktemp -d)
-  if ls "$WHEELS"/*.whl >/dev/null 2>&1 && step "pycuda install" 60 $PY -m pip install -q --no-index --no-deps \
-       --no-compile --no-cache-dir --target "$SITE" "$WHEELS"/*.whl; then
-    export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+  if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
+    if step "pycuda install" 60 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+         --target "$SITE" "$WHEELS"/*.whl; then
+      export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+    else   # no pip there: a wheel is a zip of what lands in site-packages (no scripts needed here)
+      echo "=== pip failed: unpacking the wheels into $SITE instead"
+      for w in "$WHEELS"/*.whl; do timeout 30 $PY -m zipfile -e "$w" "$SITE" || echo "unpack failed: $w"; done
+      export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
+    fi
   fi
   if ! timeout 60 $PY -c "import pycuda, pycuda.driver as d; d.init(); print('pycuda', getattr(pycuda, 'VERSION_TEXT', '?'), 'driver', d.get_driver_version(), 'built for', d.get_version(), 'device', d.Device(0).name())"; then
     echo "pycuda does not work here: the correctness harness falls back to cupy"
@@ -83,7 +92,9 @@ DRYFLAG=""; [ "$DRY" = 1 ] && DRYFLAG="--dry-run"
 BFLAG=""; [ -n "$BACKEND" ] && BFLAG="--backend $BACKEND"
 
 # 3. every example, fresh inputs, poisoned outputs -----------------------------------------------
-step correctness 90 $PY tests/gpu/run_gpu.py "$BUNDLE" $BFLAG --fresh --json "$OUT/correctness.json" $DRYFLAG
+# (--isolate: a kernel that faults, crashes or stalls for 20 s costs itself only, not the kernels after it)
+step correctness 90 $PY tests/gpu/run_gpu.py "$BUNDLE" $BFLAG --fresh --isolate --per-kernel-s 20 \
+  --json "$OUT/correctness.json" $DRYFLAG
 RC_CORRECT=$?
 
 # 4. the bench (cupy backend; CUDA events) --------------------------------------------------------
