@@ -573,6 +573,8 @@ def run(bundle: Path, out: Path, dry_run: bool, warmup: int, reps: int, seed: in
     errors = []
     steps = [("copy", None)] + [(op, shape) for op, op_shapes in shapes.items() if not ops or op in ops
                                 for shape in op_shapes]
+    out.mkdir(parents=True, exist_ok=True)
+    report.update(copy_gbps=None, results=bench.results, errors=errors, complete=False, ok=False)
     for op, shape in steps:          # a step that breaks is reported; the others still run
         try:
             bench.copy() if op == "copy" else bench.op(op, shape)
@@ -581,21 +583,31 @@ def run(bundle: Path, out: Path, dry_run: bool, warmup: int, reps: int, seed: in
             print(f"gpu_bench: {errors[-1]}")
             if dry_run:
                 raise
+        # what is done so far, in case the run is stopped (the step's timeout) before the end
+        report["copy_gbps"] = bench.copy_gbps
+        report["steps_done"] = report.get("steps_done", 0) + 1
+        _write_json(out / "bench.json", report)
     report["copy_gbps"] = bench.copy_gbps
     report["results"] = bench.results
     report["errors"] = errors
+    report["complete"] = True
     if dry_run:
         report["sim_check"] = sim_check(bundle, bench.meta)
         report["launches_checked"] = len(gpu.launched)
     report["seconds"] = (_dt.datetime.now(_dt.timezone.utc) - started).total_seconds()
     report["ok"] = (not errors and all(r.get("ok", False) for r in bench.results)
                     and all(r["ok"] for r in report.get("sim_check", [])))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench.json").write_text(json.dumps(report, indent=1, default=float))
+    _write_json(out / "bench.json", report)
     md = markdown(report)
     (out / "bench.md").write_text(md)
     print(md)
     return report
+
+
+def _write_json(path: Path, report: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(report, indent=1, default=float))
+    os.replace(tmp, path)
 
 
 def _f(v, fmt):
@@ -856,6 +868,8 @@ def results_row(args) -> int:
     if (report.get("dry_run") or report.get("quick")) and not args.print:
         raise SystemExit("gpu_bench results-row: that report is a dry run or a --quick run (not a measurement); "
                          "use --print to see the rows it would give")
+    if not report.get("complete", True):
+        print(f"gpu_bench results-row: that run stopped after {report.get('steps_done', 0)} steps; rows for those only")
     correctness = json.loads(Path(args.correctness).read_text()) if args.correctness else None
     sanitizer = json.loads(Path(args.sanitizer).read_text()) if args.sanitizer else None
     main, variants = results_rows(report, correctness, sanitizer)

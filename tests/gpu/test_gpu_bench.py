@@ -196,3 +196,22 @@ def test_sanitizer_driver_with_a_stand_in(bundle, tmp_path):
     assert [j["status"] for k, j in report["jobs"].items() if k != "racecheck/row_scan"] == ["clean"] * 5
     p = subprocess.run(cmd, capture_output=True, text=True, env=dict(env, FAKE_UNSUPPORTED="1"), timeout=60)
     assert p.returncode == 0 and "Device not supported" in json.loads((tmp_path / "s.json").read_text())["skipped"]
+
+
+def test_a_bench_stopped_midway_leaves_what_it_measured(bundle, tmp_path, fake_cupy, monkeypatch):
+    # the device script's step timeout stops the bench with SIGTERM: bench.json was written only
+    # at the very end, so everything measured before was lost
+    real_op = gpu_bench.Bench.op
+    seen = []
+
+    def op(self, name, shape):
+        seen.append(name)
+        if len(seen) == 2:
+            raise KeyboardInterrupt        # stands in for the signal
+        return real_op(self, name, shape)
+    monkeypatch.setattr(gpu_bench.Bench, "op", op)
+    with pytest.raises(KeyboardInterrupt):
+        gpu_bench.run(bundle, tmp_path, dry_run=False, warmup=1, reps=50, seed=7, quick=True)
+    report = json.loads((tmp_path / "bench.json").read_text())
+    assert not report["complete"] and not report["ok"] and report["steps_done"] == 2
+    assert {r["op"] for r in report["results"]} == {"copy", "matvec"} and report["copy_gbps"] > 0
