@@ -60,23 +60,30 @@ def command(sanitizer: str, tool: str, bundle: Path, kernel: str, backend: str |
 
 
 _RUNNING: set = set()       # the jobs' process groups, ended on SIGTERM (timeout(1) stopping this script)
+_STOPPING: list = []        # set on SIGTERM: no job starts after it (each job runs in a session of its
+                            # own, out of reach of timeout(1)'s kill, so one started late would outlive us)
 
 
 def _end_jobs(signum, _frame):
+    _STOPPING.append(signum)
     for pid in list(_RUNNING):
         try:
             os.killpg(pid, signal.SIGKILL)
         except OSError:
             pass
-    sys.exit(128 + signum)
+    raise SystemExit(128 + signum)
 
 
 def run_one(cmd: list[str], timeout_s: float) -> dict:
     t0 = time.monotonic()
     # a process group of its own: on a timeout the sanitizer and the Python under it both go
     # (a kernel left spinning would hold the GPU for the jobs after it)
+    if _STOPPING:
+        return {"status": "not run", "summary": "stopped"}
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     _RUNNING.add(proc.pid)
+    if _STOPPING:                     # the signal came between the check and the start
+        os.killpg(proc.pid, signal.SIGKILL)
     try:
         out, _ = proc.communicate(timeout=timeout_s)
         rc = proc.returncode
@@ -124,7 +131,9 @@ def main() -> int:
 
     def finish(code: int) -> int:
         if a.json:
-            a.json.write_text(json.dumps(report, indent=1))
+            tmp = a.json.with_name(a.json.name + ".tmp")
+            tmp.write_text(json.dumps(report, indent=1))
+            os.replace(tmp, a.json)
         if a.log:
             with a.log.open("w") as f:
                 for key, r in report["jobs"].items():
@@ -140,6 +149,15 @@ def main() -> int:
         report["skipped"] = "compute-sanitizer not found (PATH, /usr/local/cuda*/bin, /opt/nvidia)"
         print(f"sanitize: skipped: {report['skipped']}")
         return finish(0)
+    try:
+        return _sanitize(a, kernels, tools, sanitizer, report, finish, t_start)
+    except SystemExit:                 # stopped (SIGTERM): what is done so far is the report
+        report["stopped"] = True
+        finish(1)
+        raise
+
+
+def _sanitize(a, kernels, tools, sanitizer, report, finish, t_start) -> int:
     probe_kernel = PROBE_KERNEL if PROBE_KERNEL in kernels else kernels[0]
     # the probe also pays for the first start (module loads, the sanitizer's own set-up): more time
     probe = run_one(command(sanitizer, "racecheck", a.bundle, probe_kernel, a.backend), 2 * a.per_kernel_s)
@@ -154,13 +172,20 @@ def main() -> int:
     jobs = [(t, k) for k in kernels for t in tools if (t, k) != ("racecheck", probe_kernel)]
     with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         def job(tool, kernel):
+            if _STOPPING:
+                return {"status": "not run", "summary": "stopped"}
             if time.monotonic() - t_start > a.budget_s:
                 return {"status": "not run", "summary": "out of the time budget"}
             return run_one(command(sanitizer, tool, a.bundle, kernel, a.backend), a.per_kernel_s)
         futures = {pool.submit(job, t, k): (t, k) for t, k in jobs}
-        for f in cf.as_completed(futures):
-            t, k = futures[f]
-            report["jobs"][f"{t}/{k}"] = f.result()
+        try:
+            for f in cf.as_completed(futures):
+                t, k = futures[f]
+                report["jobs"][f"{t}/{k}"] = f.result()
+                finish(0)                # the report so far, in case the step's timeout stops us
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     width = max(len(k) for k in report["jobs"])
     print(f"{'tool/kernel':<{width}}  status       seconds  summary")
     for key in sorted(report["jobs"]):
