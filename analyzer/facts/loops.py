@@ -11,7 +11,14 @@ read as the GPU computes it (`i * 65536 * 65536 == 0` holds for every i). Bit-ve
 the same, but are slow here.
 Each loop gets one incremental solver holding its bounds; each query is a push/pop. The solver
 runs under a fixed resource limit (``RLIMIT``), never a wall-clock timeout, so the verdict does
-not depend on machine load; "unknown" keeps the path.
+not depend on machine load; "unknown" (the limit reached) and any z3 error keep the path. The
+limit bounds the work, not the time: one query that exhausts it takes tens of seconds.
+
+Each query is asked once per (loop, store node, read node), and a node's guard is translated
+once per loop and iteration copy. The translation is memoized per subexpression (a `let` chain
+`a1 = a0 + a0; a2 = a1 + a1; ..` substitutes into a DAG, not a tree of 2^depth terms); a
+subterm that made a fresh symbol is never shared, so each occurrence of an opaque value stays a
+symbol of its own, exactly as without the memo.
 
 Translation: the loop variable becomes i or i'; ``let`` bindings, parameters, extents and
 constants declared outside the loop are shared symbols (the same in both iterations); a ``let``
@@ -52,9 +59,20 @@ class LoopChecker:
         self.shared: dict = {}
         self.ranges: list = []         # the bounds of the shared symbols
         self._site_of_decl: dict | None = None
+        self.queries = 0               # solver checks made (each (loop, store, read) at most once)
+        self._answers: dict = {}       # (loop id, store node, read node) -> infeasible?
+        self._guards: dict = {}        # (loop id, node, copy) -> the node's guard in that copy
+        self._memo: dict = {}          # translated subexpressions without fresh symbols
 
     # ---- public
     def infeasible(self, loop, store_node: int, read_node: int) -> bool:
+        key = (loop.id, store_node, read_node)
+        answer = self._answers.get(key)
+        if answer is None:
+            answer = self._answers[key] = self._ask(loop, store_node, read_node)
+        return answer
+
+    def _ask(self, loop, store_node: int, read_node: int) -> bool:
         z3 = self.z3
         entry = self.solvers.get(loop.id)
         if entry is None:
@@ -63,14 +81,22 @@ class LoopChecker:
         solver, i0, i1 = entry
         solver.push()
         try:
-            solver.add(self._guard(loop, store_node, i0, 0))
-            solver.add(self._guard(loop, read_node, i1, 1))
+            solver.add(self._cached_guard(loop, store_node, i0, 0))
+            solver.add(self._cached_guard(loop, read_node, i1, 1))
             solver.add(*self.ranges)
-            return solver.check() == z3.unsat
+            self.queries += 1
+            return solver.check() == z3.unsat     # sat and unknown keep the path
         except z3.Z3Exception:
             return False
         finally:
             solver.pop()
+
+    def _cached_guard(self, loop, node: int, i, copy: int):
+        key = (loop.id, node, copy)
+        g = self._guards.get(key)
+        if g is None:
+            g = self._guards[key] = self._guard(loop, node, i, copy)
+        return g
 
     # ---- the loop's iterations
     def _loop_solver(self, loop):
@@ -129,6 +155,25 @@ class LoopChecker:
         return None
 
     def _bool(self, e, inst, loop, i, copy, depth):
+        return self._memoized(self._bool_of, "b", e, inst, loop, i, copy, depth)
+
+    def _term(self, e, inst, loop, i, copy, depth):
+        return self._memoized(self._term_of, "t", e, inst, loop, i, copy, depth)
+
+    def _memoized(self, translate, what, e, inst, loop, i, copy, depth):
+        """``translate(e, ..)``, made once per (expression, instance, loop, copy, depth) unless
+        it made a fresh symbol (then each occurrence keeps its own, as without the memo)."""
+        key = (what, id(e), id(inst), None if loop is None else loop.id, copy, i is None, depth)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        fresh = self.fresh
+        got = translate(e, inst, loop, i, copy, depth)
+        if self.fresh == fresh:
+            self._memo[key] = got
+        return got
+
+    def _bool_of(self, e, inst, loop, i, copy, depth):
         z3 = self.z3
         if isinstance(e, A.BoolLit):
             return z3.BoolVal(e.value)
@@ -154,7 +199,7 @@ class LoopChecker:
                 return self._bool(sub, inst, loop, i, copy, depth + 1)
         return self._fresh_bool(copy)
 
-    def _term(self, e, inst, loop, i, copy, depth):
+    def _term_of(self, e, inst, loop, i, copy, depth):
         z3 = self.z3
         if depth > MAX_DEPTH:
             return self._fresh_int(copy)
