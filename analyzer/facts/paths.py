@@ -14,21 +14,55 @@ from __future__ import annotations
 from collections import deque
 
 
-def _reach(graph_succ, start_nodes, blocked, removed_back, loop_of_back) -> set:
-    """Nodes reachable from ``start_nodes`` by at least one edge, not entering ``blocked`` nodes
-    and not taking back edges of the loops in ``removed_back``. A start node is in the result only
-    when a cycle leads back to it."""
-    seen: set = set()
-    work = deque(start_nodes)
-    while work:
-        n = work.popleft()
-        for t, back_loop in graph_succ[n]:
-            if back_loop is not None and back_loop in removed_back:
-                continue
-            if t not in seen and t not in blocked:
+class _Reach:
+    """Reachability from a node by at least one edge, not entering ``blocked`` nodes and not
+    taking the back edges of the loops in ``removed``; a start node is in the result only when a
+    cycle leads back to it. Only the ``interesting`` nodes reached are kept (the readers and the
+    latches, all the callers ask about), once per (start, removed loops).
+
+    A walk that meets a node whose result is already known takes that result and does not walk
+    on from it: everything reachable from there is reachable from the start. Walking the stores
+    from the last one back, n per-thread stores before one barrier cost n short walks instead of
+    n walks to the barrier each (quadratic)."""
+
+    def __init__(self, succ, blocked, interesting):
+        self.succ = succ
+        self.blocked = blocked
+        self.interesting = interesting
+        self.known: dict = {}          # (start, removed loops) -> the interesting nodes reached
+        self.walks = 0                 # walks made (each (start, removed) at most once)
+        self.steps = 0                 # nodes the walks went on from, all walks together
+
+    def __call__(self, start: int, removed: frozenset) -> frozenset:
+        key = (start, removed)
+        got = self.known.get(key)
+        if got is not None:
+            return got
+        self.walks += 1
+        succ, blocked, interesting, known = self.succ, self.blocked, self.interesting, self.known
+        found: set = set()
+        seen: set = set()
+        work = deque((start,))
+        steps = 0
+        while work:
+            n = work.popleft()
+            steps += 1
+            for t, back_loop in succ[n]:
+                if back_loop is not None and back_loop in removed:
+                    continue
+                if t in seen or t in blocked:
+                    continue
                 seen.add(t)
-                work.append(t)
-    return seen
+                if t in interesting:
+                    found.add(t)
+                sub = known.get((t, removed))
+                if sub is not None:
+                    found |= sub
+                else:
+                    work.append(t)
+        self.steps += steps
+        got = known[key] = frozenset(found)
+        return got
 
 
 def unsynced_paths(facts, derived) -> list:
@@ -46,12 +80,19 @@ def unsynced_paths(facts, derived) -> list:
         by_node = readers_at.setdefault(buf, {})
         for op_id, name in readers:
             by_node.setdefault(facts.ops[op_id].node, []).append((op_id, name))
+    interesting = {n for by_node in readers_at.values() for n in by_node}
+    for loop in loops:
+        interesting.update(loop.latches)
+    reach = _Reach(succ, blocked, interesting)
+    stores = [st for st in derived.per_thread_stores if readers_at.get(st.buf)]
+    # the walks of the direct paths, from the last store back (see _Reach)
+    for node, s_loops in sorted({(st.node, sites[st.node].loops) for st in stores}, reverse=True):
+        for j in range(len(s_loops) + 1):
+            reach(node, frozenset(s_loops[:j]))
     out = []
     z3_checker = None
-    for st in derived.per_thread_stores:
-        by_node = readers_at.get(st.buf)
-        if not by_node:
-            continue
+    for st in stores:
+        by_node = readers_at[st.buf]
         s_loops = sites[st.node].loops                 # outermost first
         k = len(s_loops)
 
@@ -66,7 +107,7 @@ def unsynced_paths(facts, derived) -> list:
         # direct paths: for readers sharing j loops with the store, the back edges of those j
         # loops are not taken (the same iteration of each)
         for j in range(k + 1):
-            reached = _reach(succ, [st.node], blocked, set(s_loops[:j]), None)
+            reached = reach(st.node, frozenset(s_loops[:j]))
             for n in reached if len(reached) < len(by_node) else [n for n in by_node if n in reached]:
                 for op_id, name in by_node.get(n, ()):
                     if op_id not in reported and common_depth(n) == j:
@@ -79,13 +120,13 @@ def unsynced_paths(facts, derived) -> list:
                           if loop.id in sites[n].loops and any(op_id not in reported for op_id, _ in rs)]
             if not candidates:
                 continue
-            removed = set(s_loops[: m + 1])
-            from_store = _reach(succ, [st.node], blocked, removed, None)
+            removed = frozenset(s_loops[: m + 1])
+            from_store = reach(st.node, removed)
             if not any(l in from_store or l == st.node for l in loop.latches):
                 continue
-            from_header = _reach(succ, [loop.header], blocked, removed, None) | {loop.header}
+            from_header = reach(loop.header, removed)
             for n, rs in candidates:
-                if n not in from_header:
+                if n not in from_header and n != loop.header:
                     continue
                 for op_id, name in rs:
                     if op_id in reported:

@@ -1,0 +1,76 @@
+"""Shapes that made phobos-check's work grow faster than the kernel, pinned by counts (walk steps,
+z3 queries, translated terms), never by time: each test fails if the old growth comes back.
+benchmarks/check_scaling.py times the same shapes (tests/scaling_shapes.py)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from analysis_expect import check
+from scaling_shapes import let_doubling, loop_stores_and_reads, stores_then_barrier
+
+from phobos_tools.analyzer.facts import loops, paths
+
+
+def _recording(cls):
+    """A subclass of ``cls`` that keeps its instances in ``.made``."""
+    made = []
+
+    class Recording(cls):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self)
+    Recording.made = made
+    return Recording
+
+
+def test_stores_before_one_barrier_are_walked_once_in_all():
+    # each store's walk stops at the next store's, already known: n steps, not n^2 / 2
+    n = 400
+    with mock.patch.object(paths, "_Reach", _recording(paths._Reach)) as rec:
+        assert check(stores_then_barrier(n)).ok
+    (reach,) = rec.made
+    assert reach.steps <= 3 * n, reach.steps
+
+
+def test_z3_asks_each_store_and_read_pair_once_and_translates_each_guard_once():
+    n = 6
+    with mock.patch.object(loops, "LoopChecker", _recording(loops.LoopChecker)) as rec, \
+            mock.patch.object(loops.LoopChecker, "_guard", autospec=True, side_effect=loops.LoopChecker._guard) as guard:
+        assert check(loop_stores_and_reads(n)).ok
+    (checker,) = rec.made
+    assert checker.queries == n * n
+    assert guard.call_count == 2 * n          # each store's guard in copy 0, each read's in copy 1
+
+
+def test_two_reads_of_one_buffer_at_one_node_ask_z3_once():
+    with mock.patch.object(loops, "LoopChecker", _recording(loops.LoopChecker)) as rec:
+        r = check("""
+            @launch(256)
+            kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+              var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+              for i in range(0, 100) {
+                if i < 10 {
+                  O[0 :+ 1, 0 :+ 32] = t + t
+                }
+                if i >= 10 {
+                  t[0, ctx.lane] = 1.0
+                }
+              }
+            }
+        """)
+    assert r.ok
+    (checker,) = rec.made
+    assert checker.queries == 1
+
+
+def test_a_doubling_let_chain_is_translated_as_a_dag():
+    # a{j} = a{j-1} + a{j-1}: the guard's translation once took 2^n steps (n = 12: 16,384 calls, 0.4 s);
+    # the memo makes it a few per let and copy. (Past z3.MAX_DEPTH the leaves are fresh symbols,
+    # one per occurrence, which the memo must not share: that growth stops at the depth bound.)
+    n = 12
+    with mock.patch.object(loops.LoopChecker, "_term_of", autospec=True,
+                           side_effect=loops.LoopChecker._term_of) as term:
+        r = check(let_doubling(n))
+    assert term.call_count <= 8 * n, term.call_count
+    assert r.ok
