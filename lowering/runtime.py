@@ -110,6 +110,7 @@ class Kernel:
             if name in extents and extents[name] % n:
                 raise LaunchError(f"`@aligned({name} = {n})` is broken: {name} = {extents[name]} "
                                   f"(from {where[name]}) is not a multiple of {n}")
+        _check_no_alias(params, tensors, values)
         ordered = {name: extents[name] for name in self.manifest["extents"]}
         return Prepared(tensors, scalars, ordered, order)
 
@@ -205,6 +206,24 @@ class Kernel:
         return self._backend
 
 
+def _check_no_alias(params, tensors, values) -> None:
+    """Distinct tensor parameters do not alias (LANGUAGE §9.5): the PTX marks them noalias."""
+    spans = []
+    for (i, host, ptr, nbytes) in tensors:
+        if not nbytes:
+            continue
+        if host is not None:
+            lo = host.__array_interface__["data"][0]
+            spans.append((params[i]["name"], "host", lo, lo + nbytes))
+        else:
+            spans.append((params[i]["name"], "device", ptr, ptr + nbytes))
+    for a, (n1, where1, lo1, hi1) in enumerate(spans):
+        for n2, where2, lo2, hi2 in spans[a + 1:]:
+            if where1 == where2 and lo1 < hi2 and lo2 < hi1:
+                raise LaunchError(f"`{n1}` and `{n2}` share memory: distinct tensor parameters must not alias "
+                                  f"(LANGUAGE §9.5); pass a copy of one of them")
+
+
 def _bf16_of(cai, want):
     # __cuda_array_interface__ has no bfloat16 typestr; '<V2' (or '<u2' with a descr) carries it
     ts = cai["typestr"]
@@ -226,13 +245,18 @@ def _shape(dims):
 GRID_LIMITS = (2**31 - 1, 65535, 65535)        # CUDA's largest grid, x, y, z
 
 
+def _is_integer(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def _grid(grid):
-    if isinstance(grid, (int, np.integer)):
+    if _is_integer(grid):
         grid = (grid,)
-    try:
-        grid = tuple(int(g) for g in grid)
-    except (TypeError, ValueError):
-        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid!r}") from None
+    # integers only: a string is not read digit by digit, a float is not truncated
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, (tuple, list, np.ndarray)) \
+            or not all(_is_integer(g) for g in grid):
+        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid!r}")
+    grid = tuple(int(g) for g in grid)
     if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
         raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid}")
     grid = grid + (1,) * (3 - len(grid))

@@ -12,6 +12,7 @@ extents come from their shapes.
 
 from __future__ import annotations
 
+import numpy as np
 
 from .errors import ArgumentError, ProgramRejected
 from .launch import bind_arguments, normalize_grid, simulate
@@ -86,8 +87,12 @@ class Kernel:
             raise ArgumentError(f"device is one of {', '.join(DEVICES)}, not {device!r}")
         if device == "gpu":
             return self._run_gpu(args, kwargs, grid)
+        if max_loop_iterations is not None and (isinstance(max_loop_iterations, bool)
+                                                or not isinstance(max_loop_iterations, (int, np.integer))
+                                                or max_loop_iterations < 1):
+            raise ArgumentError(f"max_loop_iterations is a positive integer, not {max_loop_iterations!r}")
         bound = bind_arguments(self.info, args, kwargs)
-        options = Options() if max_loop_iterations is None else Options(max_loop_iterations)
+        options = Options() if max_loop_iterations is None else Options(int(max_loop_iterations))
         from ..analyzer.api import recursion_room
         with recursion_room():      # the machine recurses along the tree, as the checker does
             simulate(self.info, bound, normalize_grid(grid), options, self.program.path, self.program.text)
@@ -99,7 +104,12 @@ class Kernel:
         grid = normalize_grid(grid)
         if self._gpu is None:
             self._gpu = _build_for_gpu(self)
-        from ..lowering.runtime import LaunchError
+        from ..lowering.runtime import LaunchError, _grid
+        try:                                             # the runtime's own checks (CUDA's grid limits)
+            _grid(grid)
+            self._gpu.prepare(*args, **kwargs)
+        except LaunchError as e:
+            raise ArgumentError(str(e)) from None
         try:
             self._gpu(*args, grid=grid, **kwargs)
         except LaunchError as e:

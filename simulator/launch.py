@@ -65,6 +65,7 @@ def bind_arguments(kinfo, args: tuple, kwargs: dict) -> Bound:
             bound.tensors[p.name] = _tensor(p, v, bound)
         else:
             bound.scalars[p.name] = scalar_argument(p.name, p.type, v)
+    check_no_alias(bound.tensors)
     for ext in kinfo.extents:
         if ext not in bound.extents:
             raise ArgumentError(f"extent `{ext}` is given by no tensor")
@@ -97,6 +98,17 @@ def _tensor(p, v, bound: Bound) -> np.ndarray:
             bound.extents[d] = int(n)
             bound.where.setdefault(d, f"`{p.name}` axis {axis}")
     return v
+
+
+def check_no_alias(tensors: dict) -> None:
+    """Distinct tensor parameters do not alias (LANGUAGE §9.5; the GPU build marks them noalias):
+    two arrays that share memory would give the simulator an answer the GPU need not give."""
+    items = [(n, a) for n, a in tensors.items() if a.size]
+    for i, (n1, a1) in enumerate(items):
+        for n2, a2 in items[i + 1:]:
+            if np.may_share_memory(a1, a2):      # exact for C-contiguous arrays (one byte range each)
+                raise ArgumentError(f"`{n1}` and `{n2}` share memory: distinct tensor parameters must not alias "
+                                    f"(LANGUAGE §9.5); pass a copy of one of them")
 
 
 def scalar_argument(name: str, t: Scalar, v):
@@ -166,13 +178,18 @@ def check_size(kinfo, grid) -> None:
                             "threads in one launch")
 
 
+def _is_integer(v) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
 def normalize_grid(grid) -> tuple[int, int, int]:
-    if isinstance(grid, (int, np.integer)):
+    if _is_integer(grid):
         grid = (int(grid),)
-    try:
-        grid = tuple(int(g) for g in grid)
-    except (TypeError, ValueError):
-        raise ArgumentError(f"the grid is 1 to 3 positive integers, not {grid!r}") from None
+    # integers only: a string is not read digit by digit, a float is not truncated
+    if isinstance(grid, (str, bytes)) or not isinstance(grid, (tuple, list, np.ndarray)) \
+            or not all(_is_integer(g) for g in grid):
+        raise ArgumentError(f"the grid is 1 to 3 positive integers, not {grid!r}")
+    grid = tuple(int(g) for g in grid)
     if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
         raise ArgumentError(f"the grid is 1 to 3 positive integers, not {grid}")
     if any(g > I32_MAX for g in grid):

@@ -75,13 +75,13 @@ def test_device_arrays_are_checked_for_alignment():
         def __init__(self, shape, ptr, strides=None):
             self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (ptr, False),
                                              "strides": strides, "version": 3}
-    W, x, y = Dev((8, 256), 0x1000), Dev((1, 256), 0x2000), Dev((1, 8), 0x3008)
+    W, x, y = Dev((8, 256), 0x10000), Dev((1, 256), 0x20000), Dev((1, 8), 0x30008)    # 8 KiB, 1 KiB, 32 B apart
     with pytest.raises(LaunchError, match="16-byte aligned"):
         kernel().prepare(W, x, y, 1.0)
-    y = Dev((1, 8), 0x3010)
+    y = Dev((1, 8), 0x30010)
     assert kernel().prepare(W, x, y, 1.0).extents == {"N": 8, "K": 256}
     with pytest.raises(LaunchError, match="C-contiguous"):
-        kernel().prepare(Dev((8, 256), 0x1000, strides=(4, 32)), x, y, 1.0)
+        kernel().prepare(Dev((8, 256), 0x10000, strides=(4, 32)), x, y, 1.0)
 
 
 def test_scalar_range_and_grid():
