@@ -194,7 +194,9 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
         arr = _load_npy(name, spec)
         if t.elem.name == "bf16" and arr.dtype.kind == "V" and arr.dtype.itemsize == 2:
             arr = arr.view(want)                     # np.save writes bfloat16 as 2-byte void
-        return np.ascontiguousarray(arr)
+        # C order (a Fortran-order .npy is copied); not np.ascontiguousarray, which makes a 0-d
+        # array 1-d, so that a scalar saved to .npy would be reported as shape [1]
+        return arr if arr.flags.c_contiguous else np.array(arr, order="C")
     raise UsageError(f"--arg {name}: `{name}` is a {t}: give a .npy path, rand:{t.elem.name}:D1xD2 or "
                      f"zeros:{t.elem.name}:D1xD2, not {spec!r}")
 

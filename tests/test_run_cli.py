@@ -212,3 +212,18 @@ def test_benchmark_script_runs_with_or_without_numba():
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "phobos sim (s)" in done.stdout and "8 x 128" in done.stdout
+
+
+def test_npy_files_of_another_shape_or_order(tmp_path, capsys):
+    # a scalar saved with np.save is shape [], not [1]; a Fortran-order array is taken in C order
+    np.save(tmp_path / "s.npy", np.float32(3))
+    code, _out, err = run(capsys, MATVEC, "--sim", "--grid", "2", "--arg", f"W={tmp_path / 's.npy'}",
+                          "--arg", "x=rand:f32:1x256", "--arg", "y=zeros:f32:1x8", "--out", tmp_path)
+    assert code == 2 and "the array has shape []" in err, err
+    W = np.asfortranarray(np.random.default_rng(1).standard_normal((8, 256), dtype=np.float32))
+    np.save(tmp_path / "WF.npy", W)
+    code, _out, err = run(capsys, MATVEC, "--sim", "--grid", "2", "--arg", f"W={tmp_path / 'WF.npy'}",
+                          "--arg", "x=rand:f32:1x256", "--arg", "y=zeros:f32:1x8", "--out", tmp_path / "o")
+    assert code == 0, err
+    x, y = np.load(tmp_path / "o" / "x.npy"), np.load(tmp_path / "o" / "y.npy")
+    assert np.allclose(y[0], W @ x[0], rtol=1e-4, atol=1e-4)
