@@ -19,7 +19,9 @@ enclosing conditions (the guards the z3 check translates).
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
+from itertools import islice
 
 from .semantics import Instance, KernelInfo
 from .syntax import ast as A
@@ -71,8 +73,8 @@ class KernelCFG:
     loops: list[Loop]
     entry: int
     exit: int
-    # early exits: node id -> the nodes whose control it raises (LANGUAGE §9.3)
-    raises: dict[int, list[int]] = field(default_factory=dict)
+    # early exits: node id -> the nodes whose control it raises (LANGUAGE §9.3), a Targets
+    raises: dict = field(default_factory=dict)
     call_nodes: dict[int, int] = field(default_factory=dict)   # id(Instance) of a call -> CALL node
     return_joins: dict[int, int] = field(default_factory=dict) # id(Instance) -> RETURN_JOIN node
     # every edge (a, b) -> whether it is a back edge, in the order the edges were first made
@@ -424,18 +426,51 @@ def build_cfg(kinfo: KernelInfo) -> KernelCFG:
 
 def _resolve_after(cfg: KernelCFG, b: Builder) -> None:
     """Turn the ("after", marks) placeholders of continue/return into node ids: for each
-    enclosing block, the first node of every statement after the marked one."""
+    enclosing block, the first node of every statement after the marked one (the nodes directly
+    under the block's control parent). Each block's such nodes are listed once and every exit
+    takes a suffix of that list, so n exits before n statements cost n, not n^2 (Targets)."""
     sites = cfg.sites
+    tops: dict = {}          # id(block frame) -> its nodes directly under its parent, ascending
     for n, targets in cfg.raises.items():
-        out = []
+        parts = []
         for t in targets:
             if isinstance(t, tuple) and t[0] == "after":
-                for (_stmts, _i, starts, parent, end), index in t[1]:
+                for frame, index in t[1]:
+                    _stmts, _i, starts, parent, end = frame
                     if index + 1 < len(starts):
-                        out.extend(m for m in range(starts[index + 1], end) if sites[m].parent == parent)
+                        top = tops.get(id(frame))
+                        if top is None:
+                            top = tops[id(frame)] = [m for m in range(starts[0], end) if sites[m].parent == parent]
+                        first = bisect_left(top, starts[index + 1])
+                        if first < len(top):
+                            parts.append((top, first))
             else:
-                out.append(t)
-        cfg.raises[n] = out
+                parts.append(t)
+        cfg.raises[n] = Targets(parts)
+
+
+class Targets:
+    """The nodes an early exit raises, in order: node ids and suffixes ``top[first:]`` of lists
+    that several exits share. Iterate it; it is not copied into a list."""
+
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: list):
+        self.parts = parts
+
+    def __iter__(self):
+        for p in self.parts:
+            if type(p) is int:
+                yield p
+            else:
+                top, first = p
+                yield from islice(top, first, None)
+
+    def __len__(self) -> int:
+        return sum(1 if type(p) is int else len(p[0]) - p[1] for p in self.parts)
+
+    def __repr__(self) -> str:
+        return f"Targets({list(self)})"
 
 
 def expr_children(e) -> list:

@@ -47,6 +47,14 @@ def early_continues(n: int) -> str:
     return _HEAD + "  for i in range(0, N) {\n" + body + "  }\n}\n"
 
 
+def varying_returns(n: int) -> str:
+    """n returns under per-lane conditions, a tile sweep now and then, a barrier at the end: each
+    varying return raised every statement after it again (n^2 edges). n + 1 PH301 errors."""
+    body = "".join(f"  if A[0, {j}] > 0.0 {{ if ctx.lane == {j % 32} {{ return }} }}\n  O[0, {j}] = 1.0\n"
+                   f"  if {j} % 7 == 0 {{ t = t * 2.0 }}\n" for j in range(n))
+    return _HEAD + _TILE + body + "  barrier()\n}\n"
+
+
 def sequential_loops(n: int) -> str:
     """n loops one after the other, each storing per thread."""
     body = "".join(f"  for q{j} in range(0, N) {{\n    O[0, q{j}] = 1.0\n  }}\n" for j in range(n))
@@ -96,6 +104,7 @@ SHAPES = {
     "let_doubling": (let_doubling, (8, 12)),
     "early_returns": (early_returns, (400, 1600)),
     "early_continues": (early_continues, (400, 1600)),
+    "varying_returns": (varying_returns, (400, 1600)),
     "sequential_loops": (sequential_loops, (2000, 8000)),
     "nested_loops": (nested_loops, (120, 480)),
     "else_if_chain": (else_if_chain, (120, 480)),

@@ -7,9 +7,9 @@ from __future__ import annotations
 from unittest import mock
 
 from analysis_expect import check
-from scaling_shapes import let_doubling, loop_stores_and_reads, stores_then_barrier
+from scaling_shapes import early_returns, let_doubling, loop_stores_and_reads, stores_then_barrier, varying_returns
 
-from phobos_tools.analyzer.facts import loops, paths
+from phobos_tools.analyzer.facts import derive, loops, paths
 
 
 def _recording(cls):
@@ -74,3 +74,30 @@ def test_a_doubling_let_chain_is_translated_as_a_dag():
         r = check(let_doubling(n))
     assert term.call_count <= 8 * n, term.call_count
     assert r.ok
+
+
+def test_early_exits_share_the_statements_after_them():
+    # n returns in a row each raise the rest of the kernel: one shared list, a suffix each, not
+    # n lists of up to 2n nodes
+    n = 300
+    r = check(early_returns(n))
+    assert r.ok
+    cfg = r.analyses[0].cfg
+    lists = {id(p[0]) for t in cfg.raises.values() for p in t.parts if type(p) is not int}
+    assert len(cfg.raises) == n and len(lists) == 1
+    assert sum(len(t.parts) for t in cfg.raises.values()) == n
+
+
+def test_varying_returns_in_a_row_make_linearly_many_edges():
+    n = 300
+    made = []
+    real = derive._Edges.__call__
+
+    def counting(self, key, k):
+        out = real(self, key, k)
+        made.append(len(out))
+        return out
+    with mock.patch.object(derive._Edges, "__call__", counting):
+        r = check(varying_returns(n))
+    assert [d.code for d in r.diagnostics] == ["PH301"] * (n + 1)
+    assert sum(made) <= 40 * n, sum(made)          # it was about n^2 (n = 300: 138,747)

@@ -47,6 +47,36 @@ class Store:
     target: object       # the Index node (or store(..)'s destination)
 
 
+class RaiseFacts:
+    """The relation raises(node, t, how), held as one group (node, targets, how) per early exit.
+    Iterating it gives the (node, t, how) facts; the groups are not expanded, since n exits
+    before n statements would make n^2 facts (the derivation makes an exit's edges only when
+    its control rises)."""
+
+    __slots__ = ("groups",)
+
+    def __init__(self):
+        self.groups: list = []
+
+    def add(self, node: int, targets, how: str) -> None:
+        self.groups.append((node, targets, how))
+
+    def append(self, fact) -> None:
+        node, t, how = fact
+        self.groups.append((node, (t,), how))
+
+    def __iter__(self):
+        for node, targets, how in self.groups:
+            for t in targets:
+                yield node, t, how
+
+    def __len__(self) -> int:
+        return sum(len(targets) for _node, targets, _how in self.groups)
+
+    def clear(self) -> None:
+        self.groups.clear()
+
+
 @dataclass(eq=False)
 class Facts:
     cfg: KernelCFG
@@ -70,7 +100,7 @@ class Facts:
     back_edges: list = field(default_factory=list)      # (a, b, loop id)
     parent: dict = field(default_factory=dict)          # node -> control parent
     cond: list = field(default_factory=list)            # (p, v)
-    raises: list = field(default_factory=list)          # (node, t, how)
+    raises: RaiseFacts = field(default_factory=lambda: RaiseFacts())   # (node, t, how)
     loop_again: list = field(default_factory=list)      # (loop header, deciding condition node)
     # lookups the extraction fills for the derivation and the rules
     value_of: dict = field(default_factory=dict)        # (node, id(expr)) -> v

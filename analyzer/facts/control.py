@@ -40,5 +40,4 @@ def emit(cfg: KernelCFG, facts) -> None:
         facts.loop_again.append((loop.header, loop.last_cond))
     for node, targets in cfg.raises.items():
         how = type(cfg.sites[node].ast).__name__.lower()     # break, continue, return
-        for t in targets:
-            facts.raises.append((node, t, how))
+        facts.raises.add(node, targets, how)
