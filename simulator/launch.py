@@ -111,6 +111,12 @@ def check_no_alias(tensors: dict) -> None:
                                     f"(LANGUAGE §9.5); pass a copy of one of them")
 
 
+def _ml_float(v) -> bool:
+    """An ml_dtypes float scalar (``ml_dtypes.bfloat16(2.0)``): not an np.floating, but a number."""
+    return isinstance(v, np.generic) and type(v).__module__.split(".")[0] == "ml_dtypes" \
+        and "float" in np.dtype(type(v)).name
+
+
 def scalar_argument(name: str, t: Scalar, v):
     """A scalar parameter's value as its numpy type; refuses what would change it."""
     if isinstance(v, np.ndarray) and v.ndim == 0:
@@ -119,10 +125,11 @@ def scalar_argument(name: str, t: Scalar, v):
         if not isinstance(v, (bool, np.bool_)):
             raise ArgumentError(f"`{name}` is a bool, not {type(v).__name__} {v!r}")
         return np.bool_(v)
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+    if isinstance(v, (bool, np.bool_)) or not (isinstance(v, (int, float, np.integer, np.floating))
+                                               or _ml_float(v)):
         raise ArgumentError(f"`{name}` is a {t}, not {type(v).__name__} {v!r}")
     if t.name in V.INT_BITS:
-        if isinstance(v, (float, np.floating)):
+        if isinstance(v, (float, np.floating)) or _ml_float(v):
             if not float(v).is_integer():
                 raise ArgumentError(f"`{name}` is a {t}, not the float {v!r}")
             v = int(v)

@@ -89,3 +89,30 @@ def test_the_gpu_runtime_refuses_overlapping_arrays_too():
 
 def test_empty_arrays_share_nothing(matvec):
     matvec(np.zeros((0, K), np.float32), np.zeros((1, K), np.float32), np.zeros((1, 0), np.float32), grid=(1,))
+
+
+HALF_SCALARS = """@launch(32)
+kernel scale(X: tensor<bf16>[N], s: bf16, h: f16) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  if i < N {
+    X[i] = bf16(f32(X[i]) * f32(s) + f32(h))
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("s", [2.0, np.float32(2.0), "bf16"])
+def test_a_bf16_scalar_takes_a_bf16_value(s):
+    import ml_dtypes
+    from phobos_tools.simulator import loads
+    k = loads(HALF_SCALARS, "t.ph").kernel()
+    value = ml_dtypes.bfloat16(2.0) if s == "bf16" else s        # was refused: "`s` is a bf16, not bfloat16"
+    X = np.ones(32, ml_dtypes.bfloat16)
+    k(X, value, np.float16(0.5), grid=1)
+    assert X.astype(np.float32).tolist() == [2.5] * 32
+    manifest = {"version": 1, "entry": "scale", "block": 32, "extents": ["N"], "aligned": {},
+                "params": [{"name": "X", "kind": "tensor", "dtype": "bf16", "shape": ["N"]},
+                           {"name": "s", "kind": "scalar", "dtype": "bf16"},
+                           {"name": "h", "kind": "scalar", "dtype": "f16"}]}
+    p = GPUKernel("", manifest).prepare(X, value, np.float16(0.5))
+    assert float(p.scalars[1]) == 2.0 and p.scalars[1].dtype == ml_dtypes.bfloat16
