@@ -70,8 +70,11 @@ def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEF
     source = read_source(path)      # at most 4 MiB + 1 byte, as the checker reads it
     entry = cache_dir() / cache_key(source, kernel, defines, arch)
     ptx_path, json_path = entry / f"{kernel}.ptx", entry / f"{kernel}.json"
-    if ptx_path.is_file() and json_path.is_file():
-        return ptx_path.read_text(), json.loads(json_path.read_text())
+    try:
+        if ptx_path.is_file() and json_path.is_file():
+            return ptx_path.read_text(), json.loads(json_path.read_text())
+    except (OSError, ValueError):       # unreadable or damaged: build it again
+        pass
     from .build import build_source
     result = build_source(source, str(path), defines, arch, kernel)
     if not result.ok or not result.kernels:
@@ -79,9 +82,12 @@ def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEF
         text = "\n\n".join(render_text(d, result.path, result.text) for d in result.diagnostics)
         raise BuildFailed(f"cannot build `{kernel}` from {path}:\n{text}")
     built = result.kernels[0]
-    entry.mkdir(parents=True, exist_ok=True)
-    _write_atomic(ptx_path, built.ptx)
-    _write_atomic(json_path, json.dumps(built.manifest))
+    try:
+        entry.mkdir(parents=True, exist_ok=True)
+        _write_atomic(ptx_path, built.ptx)
+        _write_atomic(json_path, json.dumps(built.manifest))
+    except OSError:                     # a cache that cannot be written only costs the next build
+        pass
     return built.ptx, built.manifest
 
 

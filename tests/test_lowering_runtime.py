@@ -161,3 +161,17 @@ def test_a_grid_cuda_cannot_launch_is_refused_before_any_backend_loads(grid, mon
     monkeypatch.setitem(sys.modules, "pycuda", None)
     with pytest.raises(LaunchError, match="grid"):
         kernel()(*arrays(), 1.0, grid=grid)
+
+
+def test_a_cache_that_cannot_be_written_or_read_only_costs_a_build(tmp_path, monkeypatch):
+    from phobos_tools.lowering.cache import build_cached, cache_dir
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("")
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(blocker))          # mkdir under a file: OSError
+    ptx, manifest = build_cached(REPO / "examples" / "row_sums.ph", "row_sums")
+    assert ".entry row_sums(" in ptx and manifest["entry"] == "row_sums"
+    monkeypatch.setenv("PHOBOS_CACHE_DIR", str(tmp_path / "cache"))
+    build_cached(REPO / "examples" / "row_sums.ph", "row_sums")
+    for f in cache_dir().rglob("row_sums.json"):
+        f.write_text("{damaged")
+    assert build_cached(REPO / "examples" / "row_sums.ph", "row_sums")[1]["entry"] == "row_sums"
