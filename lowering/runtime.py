@@ -90,7 +90,11 @@ class Kernel:
                 raise LaunchError(f"`{self.entry}`: missing argument `{p['name']}`")
             values.append(kwargs.pop(p["name"]))
         if kwargs:
-            raise LaunchError(f"`{self.entry}` has no parameter `{next(iter(kwargs))}`")
+            key = next(iter(kwargs))
+            if any(p["name"] == key for p in params):
+                raise LaunchError(f"`{key}` is given twice")
+            raise LaunchError(f"`{self.entry}` has no parameter `{key}` (its parameters: "
+                              f"{', '.join(p['name'] for p in params)})")
         extents: dict[str, int] = {}
         where: dict[str, str] = {}
         tensors, scalars, order = [], {}, []

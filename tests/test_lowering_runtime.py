@@ -175,3 +175,11 @@ def test_a_cache_that_cannot_be_written_or_read_only_costs_a_build(tmp_path, mon
     for f in cache_dir().rglob("row_sums.json"):
         f.write_text("{damaged")
     assert build_cached(REPO / "examples" / "row_sums.ph", "row_sums")[1]["entry"] == "row_sums"
+
+
+def test_an_argument_given_twice_is_named_as_such():
+    W, x, y = arrays()
+    with pytest.raises(LaunchError, match="`W` is given twice"):          # was: "has no parameter `W`"
+        kernel().prepare(W, x, y, 1.0, W=W)
+    with pytest.raises(LaunchError, match=r"has no parameter `z` \(its parameters: W, x, y, s\)"):
+        kernel().prepare(W, x, y, 1.0, z=1)

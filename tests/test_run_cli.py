@@ -227,3 +227,8 @@ def test_npy_files_of_another_shape_or_order(tmp_path, capsys):
     assert code == 0, err
     x, y = np.load(tmp_path / "o" / "x.npy"), np.load(tmp_path / "o" / "y.npy")
     assert np.allclose(y[0], W @ x[0], rtol=1e-4, atol=1e-4)
+
+
+def test_gpu_grid_beyond_cuda_limits_is_a_usage_error_before_any_gpu_is_needed(tmp_path, capsys):
+    code, _out, err = run(capsys, MATVEC, "--gpu", "--grid", "1,70000", *matvec_args(8), "--out", tmp_path)
+    assert code == 2 and "beyond CUDA's limits" in err, err
