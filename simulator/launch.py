@@ -78,7 +78,12 @@ def _tensor(p, v, bound: Bound) -> np.ndarray:
     t: Tensor = p.type
     want = V.dtype_of(t.elem)
     if not isinstance(v, np.ndarray):
-        raise ArgumentError(f"`{p.name}` is a {t}: pass a numpy array, not {type(v).__name__}")
+        kind = type(v).__name__ if type(v).__module__ == "builtins" else \
+            f"{type(v).__module__.split('.')[0]}.{type(v).__name__}"
+        if hasattr(v, "__cuda_array_interface__"):
+            raise ArgumentError(f"`{p.name}` is a device array ({kind}): this API takes numpy arrays; launch "
+                                "device arrays with phobos_tools.lowering.cache.load_kernel(path, kernel)")
+        raise ArgumentError(f"`{p.name}` is a {t}: pass a numpy array, not {kind}")
     if v.dtype != want:
         raise ArgumentError(f"`{p.name}` is a {t}, so its array must hold {want}, not {v.dtype}")
     if v.ndim != len(t.shape):

@@ -116,3 +116,14 @@ def test_a_bf16_scalar_takes_a_bf16_value(s):
                            {"name": "h", "kind": "scalar", "dtype": "f16"}]}
     p = GPUKernel("", manifest).prepare(X, value, np.float16(0.5))
     assert float(p.scalars[1]) == 2.0 and p.scalars[1].dtype == ml_dtypes.bfloat16
+
+
+def test_a_device_array_is_pointed_to_the_runtime(matvec):
+    class ndarray:                      # what cupy's arrays look like to the API
+        __module__ = "cupy._core.core"
+        __cuda_array_interface__ = {"shape": (N, K), "typestr": "<f4", "data": (0x1000, False), "version": 3}
+    _W, x, y = arrays()
+    with pytest.raises(ArgumentError, match=r"`W` is a device array \(cupy.ndarray\).*load_kernel"):
+        matvec(ndarray(), x, y, grid=(2,))
+    with pytest.raises(ArgumentError, match="pass a numpy array, not list"):
+        matvec([[0.0]], x, y, grid=(2,))
