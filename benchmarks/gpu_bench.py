@@ -563,13 +563,24 @@ def run(bundle: Path, out: Path, dry_run: bool, warmup: int, reps: int, seed: in
         quick: bool = False) -> dict:
     rt = load_runtime()
     seed = seed if seed is not None else int.from_bytes(os.urandom(4), "little")
-    gpu = (FakeGpu if dry_run else CupyGpu)(rt, seed)
     shapes, copy_bytes = (QUICK_SHAPES, QUICK_COPY_BYTES) if quick else (SHAPES, COPY_BYTES)
-    bench = Bench(bundle, gpu, warmup, reps, copy_bytes=copy_bytes)
     started = _dt.datetime.now(_dt.timezone.utc)
     report = {"date": started.strftime("%Y-%m-%d %H:%M UTC"), "dry_run": dry_run, "seed": seed, "warmup": warmup,
-              "reps": reps, "quick": quick, "copy_bytes": copy_bytes, "device": gpu.info(),
-              "bundle_arch": bench.meta.get("arch")}
+              "reps": reps, "quick": quick, "copy_bytes": copy_bytes, "device": {}, "bundle_arch": None}
+    try:
+        gpu = (FakeGpu if dry_run else CupyGpu)(rt, seed)
+        bench = Bench(bundle, gpu, warmup, reps, copy_bytes=copy_bytes)
+        report.update(device=gpu.info(), bundle_arch=bench.meta.get("arch"))
+    except Exception as e:  # noqa: BLE001 - no cupy, no device: a report that says so, not a traceback
+        if dry_run:
+            raise
+        report.update(copy_gbps=None, results=[], errors=[f"setup: {type(e).__name__}: {e}"], complete=False,
+                      ok=False, seconds=0.0)
+        out.mkdir(parents=True, exist_ok=True)
+        _write_json(out / "bench.json", report)
+        (out / "bench.md").write_text(markdown(report))
+        print(f"gpu_bench: {report['errors'][0]}")
+        return report
     errors = []
     steps = [("copy", None)] + [(op, shape) for op, op_shapes in shapes.items() if not ops or op in ops
                                 for shape in op_shapes]

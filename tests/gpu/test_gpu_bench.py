@@ -215,3 +215,13 @@ def test_a_bench_stopped_midway_leaves_what_it_measured(bundle, tmp_path, fake_c
     report = json.loads((tmp_path / "bench.json").read_text())
     assert not report["complete"] and not report["ok"] and report["steps_done"] == 2
     assert {r["op"] for r in report["results"]} == {"copy", "matvec"} and report["copy_gbps"] > 0
+
+
+def test_a_bench_that_cannot_start_still_writes_its_report(bundle, tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "cupy", None)          # no cupy on the machine
+    report = gpu_bench.run(bundle, tmp_path, dry_run=False, warmup=1, reps=50, seed=7)
+    written = json.loads((tmp_path / "bench.json").read_text())
+    assert not report["ok"] and written["errors"][0].startswith("setup: ModuleNotFoundError")
+    assert "setup: ModuleNotFoundError" in (tmp_path / "bench.md").read_text()
+    rows, variants = gpu_bench.results_rows(written)
+    assert len(rows) == 1 and not variants                # the copy row says "-"
