@@ -43,6 +43,18 @@ def test_z3_asks_each_store_and_read_pair_once_and_translates_each_guard_once():
     assert guard.call_count == 2 * n          # each store's guard in copy 0, each read's in copy 1
 
 
+def test_stores_and_reads_under_the_same_conditions_ask_z3_once():
+    body = "".join(f"      t[0, ctx.lane + {j}] = 1.0\n" for j in range(20))
+    reads = "".join(f"      O[{j} :+ 1, 0 :+ 32] = t\n" for j in range(20))
+    with mock.patch.object(loops, "LoopChecker", _recording(loops.LoopChecker)) as rec:
+        r = check("@launch(256)\nkernel k(A: tensor<f32>[1, 32], O: tensor<f32>[20, 32]) {\n"
+                  "  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]\n  for i in range(0, 100) {\n"
+                  f"    if i < 10 {{\n{reads}    }}\n    if i >= 10 {{\n{body}    }}\n  }}\n}}\n")
+    assert r.ok
+    (checker,) = rec.made
+    assert checker.queries == 1               # not 20 x 20
+
+
 def test_two_reads_of_one_buffer_at_one_node_ask_z3_once():
     with mock.patch.object(loops, "LoopChecker", _recording(loops.LoopChecker)) as rec:
         r = check("""

@@ -14,8 +14,8 @@ runs under a fixed resource limit (``RLIMIT``), never a wall-clock timeout, so t
 not depend on machine load; "unknown" (the limit reached) and any z3 error keep the path. The
 limit bounds the work, not the time: one query that exhausts it takes tens of seconds.
 
-Each query is asked once per (loop, store node, read node), and a node's guard is translated
-once per loop and iteration copy. The translation is memoized per subexpression (a `let` chain
+Each query is asked once per (loop, store's conditions, read's conditions), and each set of
+conditions is translated once per loop and iteration copy. The translation is memoized per subexpression (a `let` chain
 `a1 = a0 + a0; a2 = a1 + a1; ..` substitutes into a DAG, not a tree of 2^depth terms); a
 subterm that made a fresh symbol is never shared, so each occurrence of an opaque value stays a
 symbol of its own, exactly as without the memo.
@@ -59,20 +59,24 @@ class LoopChecker:
         self.shared: dict = {}
         self.ranges: list = []         # the bounds of the shared symbols
         self._site_of_decl: dict | None = None
-        self.queries = 0               # solver checks made (each (loop, store, read) at most once)
-        self._answers: dict = {}       # (loop id, store node, read node) -> infeasible?
-        self._guards: dict = {}        # (loop id, node, copy) -> the node's guard in that copy
+        self.queries = 0               # solver checks made
+        self._answers: dict = {}       # (loop id, store's conditions, read's conditions) -> infeasible?
+        self._conds: dict = {}         # (loop id, node) -> the conditions guarding it in the loop
+        self._guards: dict = {}        # (loop id, conditions, copy) -> their conjunction in that copy
         self._memo: dict = {}          # translated subexpressions without fresh symbols
 
     # ---- public
     def infeasible(self, loop, store_node: int, read_node: int) -> bool:
-        key = (loop.id, store_node, read_node)
+        """May no iteration read, through ``loop``'s back edge, what an earlier one stored? A
+        query depends only on the conditions that guard the two nodes in the loop, so stores (or
+        reads) under the same conditions share one answer."""
+        key = (loop.id, self._conditions(loop, store_node), self._conditions(loop, read_node))
         answer = self._answers.get(key)
         if answer is None:
-            answer = self._answers[key] = self._ask(loop, store_node, read_node)
+            answer = self._answers[key] = self._ask(loop, key[1], key[2])
         return answer
 
-    def _ask(self, loop, store_node: int, read_node: int) -> bool:
+    def _ask(self, loop, store_conds: tuple, read_conds: tuple) -> bool:
         z3 = self.z3
         entry = self.solvers.get(loop.id)
         if entry is None:
@@ -81,8 +85,8 @@ class LoopChecker:
         solver, i0, i1 = entry
         solver.push()
         try:
-            solver.add(self._cached_guard(loop, store_node, i0, 0))
-            solver.add(self._cached_guard(loop, read_node, i1, 1))
+            solver.add(self._cached_guard(loop, store_conds, i0, 0))
+            solver.add(self._cached_guard(loop, read_conds, i1, 1))
             solver.add(*self.ranges)
             self.queries += 1
             return solver.check() == z3.unsat     # sat and unknown keep the path
@@ -91,11 +95,11 @@ class LoopChecker:
         finally:
             solver.pop()
 
-    def _cached_guard(self, loop, node: int, i, copy: int):
-        key = (loop.id, node, copy)
+    def _cached_guard(self, loop, conds: tuple, i, copy: int):
+        key = (loop.id, conds, copy)
         g = self._guards.get(key)
         if g is None:
-            g = self._guards[key] = self._guard(loop, node, i, copy)
+            g = self._guards[key] = self._guard(loop, conds, i, copy)
         return g
 
     # ---- the loop's iterations
@@ -123,16 +127,30 @@ class LoopChecker:
         s.add(i0 < i1)
         return s, i0, i1
 
-    def _guard(self, loop, node: int, i, copy: int):
+    def _conditions(self, loop, node: int) -> tuple:
+        """The conditions (cond node, taken) that enclose ``node`` inside ``loop``, outermost
+        first, less the loop's own header and inner loops' bounds: what its guard is made of."""
+        key = (loop.id, node)
+        conds = self._conds.get(key)
+        if conds is None:
+            sites = self.cfg.sites
+            conds = []
+            for cond_node, taken in sites[node].guards:
+                csite = sites[cond_node]
+                if loop.id not in csite.loops or cond_node == loop.header:
+                    continue
+                if isinstance(csite.ast, A.For):
+                    continue            # an inner loop's bounds: left unconstrained
+                conds.append((cond_node, taken))
+            conds = self._conds[key] = tuple(conds)
+        return conds
+
+    def _guard(self, loop, conds: tuple, i, copy: int):
+        """The conjunction of ``conds`` in iteration copy ``copy`` (loop variable ``i``)."""
         z3 = self.z3
-        site = self.cfg.sites[node]
         parts = []
-        for cond_node, taken in site.guards:
+        for cond_node, taken in conds:
             csite = self.cfg.sites[cond_node]
-            if loop.id not in csite.loops or cond_node == loop.header:
-                continue
-            if isinstance(csite.ast, A.For):
-                continue            # an inner loop's bounds: left unconstrained
             cond = csite.whole_condition if csite.whole_condition is not None else csite.ast
             b = self._bool(cond, csite.inst, loop, i, copy, 0)
             parts.append(b if taken else z3.Not(b))
