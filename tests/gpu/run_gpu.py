@@ -183,8 +183,9 @@ def write_report(path: Path | None, bundle, backend, dry_run, records, **extra) 
 def _row_of(record) -> tuple:
     status = record.get("status")
     if status in ("ok", "fail"):
+        note = "".join(f", {n} elements of {o} unwritten" for o, n in (record.get("unwritten") or {}).items() if n)
         return (record["kernel"], record["max_rel_error"], record["tolerance"],
-                f"{'ok' if status == 'ok' else 'FAIL'} ({record.get('ms_with_copies', 0):.1f} ms incl. copies)")
+                f"{'ok' if status == 'ok' else 'FAIL'} ({record.get('ms_with_copies', 0):.1f} ms incl. copies{note})")
     return (record["kernel"], float("nan"), record["tolerance"], f"ERROR: {record.get('error', status)}")
 
 

@@ -106,3 +106,22 @@ def test_a_read_only_array_is_refused_before_the_launch(pycuda):
     with pytest.raises(rt.LaunchError, match="`W` is read-only"):
         rt.Kernel(ptx_for("lanes_matvec"), MATVEC, backend="pycuda")(W, x, y, grid=2)
     assert not pycuda.launches
+
+
+@pytest.fixture(scope="module")
+def correctness_bundle(tmp_path_factory):
+    from prepare import prepare
+    out = tmp_path_factory.mktemp("gpu-bundle")
+    prepare(out)
+    return out
+
+
+def test_every_example_packs_its_arguments_as_pycuda_takes_them(correctness_bundle, pycuda):
+    # every real manifest (f16, bf16, bool, i8, u8 tensors; i32 and f32 scalars) through
+    # pycuda's argument packing; the stand-in computes only the matvec and the row sums
+    from run_gpu import run_bundle
+    rows = run_bundle(correctness_bundle, "pycuda", fresh=True)
+    assert len(rows) >= 25 and not [r for r in rows if r[3].startswith("ERROR")], rows
+    ok = {r[0] for r in rows if r[3].startswith("ok")}
+    assert {"lanes_matvec", "row_sums"} <= ok
+    assert {e for e, *_ in pycuda.launches} == {r[0] for r in rows}
