@@ -3,11 +3,16 @@ and ifs, lane-strided loops, per-thread stores each followed by a barrier, tile 
 lane collectives; see gen_kernels.py), checked in-process with parse included, plus the wall
 time of the `phobos-check` command on one small file and the peak memory at the largest size.
 
-Prints a table; asserts nothing. Targets (issue 3): growth exponent at most 1.1; 10k
+Then the shapes of tests/scaling_shapes.py, each at two sizes (the kernels that once grew
+faster than their size: many stores before one barrier, z3 pairs in a loop, let chains in a
+guard, early exits in a row, deep nesting, call chains and trees), with the growth exponent
+between the sizes (1: linear; call_tree doubles per level by design, so its "size" is levels).
+
+Prints tables; asserts nothing. Targets (issue 3): growth exponent at most 1.1; 10k
 statements in under 1 s; `phobos-check` on one small file under 0.4 s wall; peak memory under
 1 GB at 100k.
 
-    python benchmarks/check_scaling.py [--repeat 3]
+    python benchmarks/check_scaling.py [--repeat 3] [--shapes NAME,..|none]
 """
 
 from __future__ import annotations
@@ -23,15 +28,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
 
 from gen_kernels import kernel_source  # noqa: E402
+from scaling_shapes import SHAPES  # noqa: E402
 
 from phobos_tools.analyzer import check_source  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def timed_check(src: str, repeat: int) -> float:
+def timed_check(src: str, repeat: int, clean: bool = True) -> float:
     best = float("inf")
     for _ in range(repeat):
         gc.collect()
@@ -40,9 +47,19 @@ def timed_check(src: str, repeat: int) -> float:
         result = check_source(src)
         best = min(best, time.perf_counter() - t0)
         gc.enable()
-        assert result.ok, [d.message for d in result.diagnostics[:3]]
+        if clean:
+            assert result.ok, [d.message for d in result.diagnostics[:3]]
         del result
     return best
+
+
+def shape_rows(names: list[str], repeat: int) -> None:
+    print(f"\n{'shape':<22} {'size':>6} {'check s':>9} {'size':>6} {'check s':>9} {'growth':>7}")
+    for name in names:
+        make, (n0, n1) = SHAPES[name]
+        t0 = timed_check(make(n0), repeat, clean=False)
+        t1 = timed_check(make(n1), repeat, clean=False)
+        print(f"{name:<22} {n0:>6} {t0:>9.3f} {n1:>6} {t1:>9.3f} {math.log(t1 / t0) / math.log(n1 / n0):>7.2f}")
 
 
 def peak_rss_mib(n: int) -> float:
@@ -71,6 +88,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="1000,10000,100000")
+    ap.add_argument("--shapes", default="all", help="comma-separated names from tests/scaling_shapes.py, "
+                    "`all` or `none`")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     check_source(kernel_source(100))           # build the parser tables outside the timing
@@ -87,6 +106,9 @@ def main() -> None:
         print(f"growth exponent ({n0} -> {n1}): {math.log(t1 / t0) / math.log(n1 / n0):.2f}")
     print(f"phobos-check examples/lanes_matvec.ph, wall: {cli_wall(ROOT / 'examples' / 'lanes_matvec.ph', 5):.3f} s")
     print(f"peak memory at {sizes[-1]} statements: {peak_rss_mib(sizes[-1]):.0f} MiB")
+    names = list(SHAPES) if args.shapes == "all" else [] if args.shapes == "none" else args.shapes.split(",")
+    if names:
+        shape_rows(names, args.repeat)
 
 
 if __name__ == "__main__":
