@@ -82,6 +82,33 @@ def _ashr(o: Ops, x, y):
     return o.b.ashr(x, o.llvm("umin", [y, w1]))
 
 
+def _safe_divisor(o: Ops, y):
+    """(divisor, y == -1): LLVM's sdiv and srem are undefined behaviour for a divisor of 0 and
+    for MIN / -1, and LLVM exploits it (a `where(b != 0, a / b, c)` loses its select), so the
+    divisor is made 1 in both cases. A division by 0 stays an error of the program (the simulator
+    stops it, PH406) but no longer poisons the code around it, in the side of a `where` that a
+    thread does not take included; MIN / -1 wraps to MIN and MIN % -1 is 0, as the simulator says."""
+    b = o.b
+    t = y.type
+    if isinstance(t, ir.VectorType):
+        zero, minus1, one = (ir.Constant(t, [ir.Constant(t.element, k)] * t.count) for k in (0, -1, 1))
+    else:
+        zero, minus1, one = (ir.Constant(t, k) for k in (0, -1, 1))
+    is_m1 = b.icmp_signed("==", y, minus1)
+    bad = b.or_(b.icmp_signed("==", y, zero), is_m1)
+    return b.select(bad, one, y), is_m1
+
+
+def _sdiv(o: Ops, x, y):
+    d, is_m1 = _safe_divisor(o, y)
+    return o.b.select(is_m1, o.b.neg(x), o.b.sdiv(x, d))
+
+
+def _srem(o: Ops, x, y):
+    d, _ = _safe_divisor(o, y)
+    return o.b.srem(x, d)                                            # x % 1 == 0 == x % -1
+
+
 BINARY = {
     ("+", "int"): lambda o, x, y: o.b.add(x, y),                     # add.s32 / add.s64
     ("+", "float"): lambda o, x, y: o.b.fadd(x, y, flags=CONTRACT),  # add.rn.f32 (fma.rn.f32 fused)
@@ -89,9 +116,9 @@ BINARY = {
     ("-", "float"): lambda o, x, y: o.b.fsub(x, y, flags=CONTRACT),  # sub.rn.f32
     ("*", "int"): lambda o, x, y: o.b.mul(x, y),                     # mul.lo.s32
     ("*", "float"): lambda o, x, y: o.b.fmul(x, y, flags=CONTRACT),  # mul.rn.f32
-    ("/", "int"): lambda o, x, y: o.b.sdiv(x, y),                    # div.s32
+    ("/", "int"): _sdiv,                                             # div.s32 (a divisor of 0 or -1 made 1)
     ("/", "float"): lambda o, x, y: o.b.fdiv(x, y),                  # div.rn.f32
-    ("%", "int"): lambda o, x, y: o.b.srem(x, y),                    # rem.s32
+    ("%", "int"): _srem,                                             # rem.s32 (likewise)
     ("&", "int"): lambda o, x, y: o.b.and_(x, y),                    # and.b32
     ("|", "int"): lambda o, x, y: o.b.or_(x, y),                     # or.b32
     ("^", "int"): lambda o, x, y: o.b.xor(x, y),                     # xor.b32
@@ -175,7 +202,25 @@ def _tanh(o: Ops, x):
 
 
 def _pow(o: Ops, x, y):
-    r = _ex2(o, o.b.fmul(_f32(o, y), _lg2(o, _f32(o, x))))           # lg2.approx + mul + ex2.approx
+    """ex2(y * lg2 |x|), with the cases where that is not C's (and numpy's, so the simulator's)
+    pow spelled out: x^0 = 1 and 1^y = 1 (NaN included, where the product would be 0 * inf or
+    NaN), (+-1)^+-inf = 1, a negative base (-0.0 included) gives the sign of an odd integer
+    exponent, and a finite negative base with a non-integer exponent is NaN."""
+    b = o.b
+    xf, yf = _f32(o, x), _f32(o, y)
+    c = lambda v: ir.Constant(FLOAT, v)                              # noqa: E731
+    ax = o.llvm("fabs", [xf])
+    r = _ex2(o, b.fmul(yf, _lg2(o, ax)))                             # lg2.approx + mul + ex2.approx
+    half = b.fmul(yf, c(0.5))
+    y_int = b.fcmp_ordered("==", o.llvm("floor", [yf]), yf)          # cvt.rmi.f32.f32 + setp
+    y_odd = b.and_(y_int, b.fcmp_ordered("!=", o.llvm("floor", [half]), half))
+    negative = b.icmp_signed("<", b.bitcast(xf, I32T), ir.Constant(I32T, 0))    # the sign bit
+    r = b.select(b.and_(negative, y_odd), b.fneg(r), r)
+    finite_negative = b.and_(b.fcmp_ordered("<", xf, c(0.0)), b.fcmp_ordered("!=", xf, c(-math.inf)))
+    r = b.select(b.and_(finite_negative, b.not_(y_int)), c(math.nan), r)
+    one = b.or_(b.or_(b.fcmp_ordered("==", yf, c(0.0)), b.fcmp_ordered("==", xf, c(1.0))),
+                b.and_(b.fcmp_ordered("==", ax, c(1.0)), b.fcmp_ordered("==", o.llvm("fabs", [yf]), c(math.inf))))
+    r = b.select(one, c(1.0), r)                                     # selp.f32
     return _back(o, r, x)
 
 
