@@ -3,8 +3,13 @@ buffer that has per-thread stores since the last barrier, so writes after reads 
 writes are ordered too". (The barrier *after* every CTA-wide operation needs no analysis.)
 
 A forward may-analysis over the kernel's statements, functions inlined: the state is the set of
-buffers with per-thread stores since the last barrier any path may have passed. A per-thread
-store (per the analysis, §9.4: not uniform in value, index and control) adds its buffer; anything
+buffers with scalar or run stores, or scalar or run reads, since the last barrier any path may
+have passed. A read adds its buffer since a warp that comes late may still be reading what a
+tile operation of the warps ahead would overwrite. Every store adds its buffer, a store uniform
+in value, index and control too: §9.4 lets a CTA-wide
+*read* after it go without a barrier (each thread stored the value itself), but a CTA-wide
+*write* may not, since a warp that reaches the uniform store late would overwrite what the tile
+operation wrote into that element (`s[0, 0] = x` then `s += 1.0`). Anything
 that executes ``bar.sync`` in every thread empties the set: ``barrier()``, every tile operation
 (it ends with one), every once-per-CTA operation (it starts with one) and a CTA collective that
 exchanges values through shared memory. Branches join by union; loops iterate to a fixpoint
@@ -15,7 +20,7 @@ jump. The result: the tile statements whose written buffer may have pending stor
 from __future__ import annotations
 
 from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
-from ..analyzer.ops import STORE, OpClass
+from ..analyzer.ops import LOAD, RUN_LOAD, STORE, OpClass
 from ..analyzer.sema_helpers import _sub_exprs
 from ..analyzer.syntax import ast as A
 from .kinds import UNIFORM, expr_kind
@@ -39,11 +44,8 @@ class PendingStores:
     def __init__(self, kinfo, analysis):
         self.kinfo = kinfo
         self.analysis = analysis
-        self.per_thread = None
-        if analysis is not None:
-            sites = analysis.facts.cfg.sites
-            self.per_thread = {(id(sites[st.node].inst), id(st.target)) for st in analysis.facts.derived.per_thread_stores}
         self.marked: set = set()
+        self.in_tile_value = False
         self.loops: list[_Loop] = []
         self.returns: list = []
 
@@ -64,18 +66,25 @@ class PendingStores:
         t = type(s)
         if t in (A.Let, A.Var, A.Assign):
             value = s.value
+            op = inst.ops.get(id(s))
             if value is not None:
-                state = self.expr(value, inst, state)
+                # in a tile statement's value, the sweep itself and a built-in fused into it
+                # (`acc += dot(a, b)`) run no barrier before the write: only what the statement
+                # evaluates first (its scalars, calls, atomics) may clear the state
+                saved, self.in_tile_value = self.in_tile_value, op is not None and op.cls is OpClass.CTA_WIDE
+                try:
+                    state = self.expr(value, inst, state)
+                finally:
+                    self.in_tile_value = saved
             if t is A.Assign and isinstance(s.target, A.Index):
                 for sub in s.target.subs:
                     for x in _sub_exprs(sub):
                         state = self.expr(x, inst, state)
-            op = inst.ops.get(id(s))
             if op is not None and op.cls is OpClass.CTA_WIDE:
                 if state & set(op.writes):
                     self.marked.add((id(inst), id(s)))
                 return frozenset()
-            if op is not None and op.name == STORE and self._per_thread(inst, s.target):
+            if op is not None and op.name == STORE:
                 return state | set(op.writes)
             return state
         if t is A.ExprStmt:
@@ -137,9 +146,9 @@ class PendingStores:
             if e.func == "barrier" or e.func in ATOMICS or e.func in MEMORY_ORDER:
                 return frozenset()
             op = inst.ops.get(id(e))
-            if op is not None and op.cls is OpClass.CTA_WIDE:      # a tile built-in in a value
-                return frozenset()
-            if e.func == "store" and op is not None and op.name == STORE and self._per_thread(inst, e.args[0]):
+            if op is not None and op.cls is OpClass.CTA_WIDE and not self.in_tile_value:
+                return frozenset()                                 # a tile built-in in a value
+            if e.func == "store" and op is not None and op.name == STORE:
                 return state | set(op.writes)
             return state
         if t is A.GenericCall:
@@ -156,6 +165,11 @@ class PendingStores:
             for sub in e.subs:
                 for x in _sub_exprs(sub):
                     state = self.expr(x, inst, state)
+            op = inst.ops.get(id(e))
+            if op is not None and op.name in (LOAD, RUN_LOAD):
+                # a point or run read: a later CTA-wide write of the buffer must wait until every
+                # warp has made it (a write after a read, §10)
+                return state | set(op.reads)
             return state
         return state
 
@@ -167,11 +181,6 @@ class PendingStores:
         self.loops = saved
         returned = self.returns.pop()
         return _join(out, returned) if _join(out, returned) is not None else frozenset()
-
-    def _per_thread(self, inst, target) -> bool:
-        if self.per_thread is None:
-            return True
-        return (id(inst), id(target)) in self.per_thread
 
     def _cta_collective_syncs(self, e, inst) -> bool:
         """collectives.cta_collective exchanges through shared memory (two barriers) unless the
