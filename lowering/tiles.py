@@ -95,12 +95,18 @@ class TileLowering:
         if isinstance(vt, Scalar):                 # a fill
             if id(value) not in sw.scalars:
                 sw.scalars[id(value)] = em.expr(value)
+            if ctx is None and self.scalars_read_target(sw, [value]):
+                K.barrier(em.ops)
             self.linear(target.shape, lambda c: self.store_out(sw, c),
                         SWEEP_UNROLL_SHARED if target.space == SHARED else SWEEP_UNROLL)
             return
         if not isinstance(vt, Tile):
             raise LoweringError(f"a tile statement with a {vt} value", getattr(value, "span", None))
         self.prepare(sw, value)
+        if ctx is None and self.scalars_read_target(sw, self.scalar_nodes(value, sw)):
+            # every thread has read its broadcast scalars before any thread writes the target
+            # (`u = where(u > u[0, 0], u, 0.0)`: the simulator's order, README "Choices")
+            K.barrier(em.ops)
         sw.fused = self.fusable(value, target.shape)
         if not planned:
             self.materialize_others(sw, value)
@@ -153,6 +159,40 @@ class TileLowering:
                 self.prepare(sw, a)
         else:
             raise LoweringError(f"{type(node).__name__} in a tile expression", getattr(node, "span", None))
+
+    def scalar_nodes(self, node, sw: Sweep) -> list:
+        """The broadcast scalars of the tree that ``prepare`` evaluated."""
+        if id(node) in sw.scalars:
+            return [node]
+        if isinstance(node, A.Call) and id(node) in self.em.inst.calls:
+            return []
+        return [x for c in _children(node) for x in self.scalar_nodes(c, sw)]
+
+    def scalars_read_target(self, sw: Sweep, nodes) -> bool:
+        """Does evaluating these scalars read the target's buffer (a point or run of it), or call
+        a function (whose body is not looked into)? Then a barrier must separate those reads,
+        made per thread, from the pass that writes the target."""
+        em = self.em
+        target = sw.target.buffer
+
+        def walk(n) -> bool:
+            if isinstance(n, A.Call) and id(n) in em.inst.calls:
+                return True
+            if isinstance(n, A.Index) and isinstance(n.base, A.Name):
+                try:
+                    if em.memref(n.base).buffer is target:
+                        return True
+                except LoweringError:
+                    pass                    # a run variable `r[k]`: registers
+            for f in getattr(n, "__dataclass_fields__", ()):
+                if f.endswith("span"):
+                    continue
+                v = getattr(n, f, None)
+                for x in (v if isinstance(v, (list, tuple)) else (v,)):
+                    if hasattr(x, "__dataclass_fields__") and walk(x):
+                        return True
+            return False
+        return any(walk(n) for n in nodes)
 
     def _is_producer(self, node) -> bool:
         return isinstance(node, A.Call) and node.func in PRODUCERS and id(node) not in self.em.inst.calls
