@@ -16,6 +16,13 @@ def stores_then_barrier(n: int) -> str:
     return _HEAD + _TILE + body + "  barrier()\n  O[0 :+ 1, 0 :+ 32] = t\n}\n"
 
 
+def stores_in_loops(n: int) -> str:
+    """n loops one after the other, each with a per-thread store to one tile, then a barrier and
+    a read: each store walked the rest of the kernel through the later loops (n^2 steps)."""
+    body = "".join(f"  for q{j} in range(0, N) {{\n    t[0, ctx.lane] = {j}.0\n  }}\n" for j in range(n))
+    return _HEAD + _TILE + body + "  barrier()\n  O[0 :+ 1, 0 :+ 32] = t\n}\n"
+
+
 def loop_stores_and_reads(n: int) -> str:
     """n guarded tile reads at the top of a loop and n guarded per-thread stores below them; z3
     proves each of the n^2 (store, read) pairs through the back edge infeasible (a store at
@@ -100,6 +107,7 @@ def call_tree(n: int) -> str:
 # name -> (generator, sizes the benchmark times)
 SHAPES = {
     "stores_then_barrier": (stores_then_barrier, (1000, 4000)),
+    "stores_in_loops": (stores_in_loops, (500, 2000)),
     "loop_stores_and_reads": (loop_stores_and_reads, (20, 80)),
     "let_doubling": (let_doubling, (8, 12)),
     "early_returns": (early_returns, (400, 1600)),

@@ -7,7 +7,8 @@ from __future__ import annotations
 from unittest import mock
 
 from analysis_expect import check
-from scaling_shapes import early_returns, let_doubling, loop_stores_and_reads, stores_then_barrier, varying_returns
+from scaling_shapes import (early_returns, let_doubling, loop_stores_and_reads, stores_in_loops, stores_then_barrier,
+                            varying_returns)
 
 from phobos_tools.analyzer.facts import derive, loops, paths
 
@@ -25,12 +26,21 @@ def _recording(cls):
 
 
 def test_stores_before_one_barrier_are_walked_once_in_all():
-    # each store's walk stops at the next store's, already known: n steps, not n^2 / 2
+    # each store's walk stops at the next store, already walked: n steps, not n^2 / 2
     n = 400
     with mock.patch.object(paths, "_Reach", _recording(paths._Reach)) as rec:
         assert check(stores_then_barrier(n)).ok
     (reach,) = rec.made
     assert reach.steps <= 3 * n, reach.steps
+
+
+def test_stores_in_loops_one_after_another_walk_the_kernel_once_per_removed_loop():
+    # each store's walk went on through every later loop to the barrier: n^2 / 2 steps
+    n = 300
+    with mock.patch.object(paths, "_Reach", _recording(paths._Reach)) as rec:
+        assert check(stores_in_loops(n)).ok
+    (reach,) = rec.made
+    assert reach.steps <= 10 * n, reach.steps
 
 
 def test_z3_asks_each_store_and_read_pair_once_and_translates_each_guard_once():

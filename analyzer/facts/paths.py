@@ -18,51 +18,95 @@ class _Reach:
     """Reachability from a node by at least one edge, not entering ``blocked`` nodes and not
     taking the back edges of the loops in ``removed``; a start node is in the result only when a
     cycle leads back to it. Only the ``interesting`` nodes reached are kept (the readers and the
-    latches, all the callers ask about), once per (start, removed loops).
+    latches the callers ask about), as a bit mask.
 
-    A walk that meets a node whose result is already known takes that result and does not walk
-    on from it: everything reachable from there is reachable from the start. Walking the stores
-    from the last one back, n per-thread stores before one barrier cost n short walks instead of
-    n walks to the barrier each (quadratic)."""
+    For each set of removed loops, every node's mask is computed once, by one depth-first walk
+    over the strongly connected components (Tarjan's, iteratively) that later walks continue
+    from: a node's mask is the union over its edges of the target and the target's mask. So n
+    per-thread stores in a row, or n loops each with a store, cost one walk over the kernel, not
+    one walk each to the next barrier (quadratic)."""
 
     def __init__(self, succ, blocked, interesting):
         self.succ = succ
         self.blocked = blocked
-        self.interesting = interesting
-        self.known: dict = {}          # (start, removed loops) -> the interesting nodes reached
-        self.walks = 0                 # walks made (each (start, removed) at most once)
-        self.steps = 0                 # nodes the walks went on from, all walks together
+        self.bit = {n: 1 << i for i, n in enumerate(sorted(interesting))}
+        self.masks: dict = {}          # removed loops -> {node: mask of the interesting nodes it reaches}
+        self.steps = 0                 # nodes the walks entered, all walks together
 
-    def __call__(self, start: int, removed: frozenset) -> frozenset:
-        key = (start, removed)
-        got = self.known.get(key)
-        if got is not None:
-            return got
-        self.walks += 1
-        succ, blocked, interesting, known = self.succ, self.blocked, self.interesting, self.known
-        found: set = set()
-        seen: set = set()
-        work = deque((start,))
-        steps = 0
-        while work:
-            n = work.popleft()
-            steps += 1
-            for t, back_loop in succ[n]:
-                if back_loop is not None and back_loop in removed:
-                    continue
-                if t in seen or t in blocked:
-                    continue
-                seen.add(t)
-                if t in interesting:
-                    found.add(t)
-                sub = known.get((t, removed))
-                if sub is not None:
-                    found |= sub
-                else:
-                    work.append(t)
-        self.steps += steps
-        got = known[key] = frozenset(found)
-        return got
+    def __call__(self, start: int, removed: frozenset) -> "_Reached":
+        masks = self.masks.get(removed)
+        if masks is None:
+            masks = self.masks[removed] = {}
+        if start not in masks:
+            self._walk(start, removed, masks)
+        return _Reached(masks[start], self.bit)
+
+    def _edges(self, n: int, removed: frozenset) -> list:
+        blocked = self.blocked
+        return [t for t, back_loop in self.succ[n]
+                if (back_loop is None or back_loop not in removed) and t not in blocked]
+
+    def _walk(self, root: int, removed: frozenset, masks: dict) -> None:
+        bit = self.bit
+        index = {root: 0}
+        low = {root: 0}
+        stack = [root]
+        on_stack = {root}
+        calls = [(root, iter(self._edges(root, removed)))]
+        while calls:
+            v, edges = calls[-1]
+            for w in edges:
+                if w in masks:
+                    continue                 # done by an earlier walk
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    calls.append((w, iter(self._edges(w, removed))))
+                    break
+                if w in on_stack and index[w] < low[v]:
+                    low[v] = index[w]
+            else:
+                calls.pop()
+                if calls:
+                    u = calls[-1][0]
+                    if low[v] < low[u]:
+                        low[u] = low[v]
+                if low[v] == index[v]:       # v roots a component: all its successors are done
+                    component = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    mask = 0
+                    if len(component) > 1:   # on a cycle: each reaches all the others and itself
+                        for w in component:
+                            mask |= bit.get(w, 0)
+                    members = set(component)
+                    for w in component:
+                        for t in self._edges(w, removed):
+                            if t not in members:
+                                mask |= bit.get(t, 0) | masks[t]
+                            elif t == w:     # a self-loop
+                                mask |= bit.get(t, 0)
+                    for w in component:
+                        masks[w] = mask
+        self.steps += len(index)
+
+
+class _Reached:
+    """The interesting nodes one walk reached: ``node in reached``."""
+
+    __slots__ = ("mask", "bit")
+
+    def __init__(self, mask: int, bit: dict):
+        self.mask = mask
+        self.bit = bit
+
+    def __contains__(self, node) -> bool:
+        return bool(self.mask & self.bit.get(node, 0))
 
 
 def unsynced_paths(facts, derived) -> list:
@@ -80,15 +124,11 @@ def unsynced_paths(facts, derived) -> list:
         by_node = readers_at.setdefault(buf, {})
         for op_id, name in readers:
             by_node.setdefault(facts.ops[op_id].node, []).append((op_id, name))
-    interesting = {n for by_node in readers_at.values() for n in by_node}
-    for loop in loops:
-        interesting.update(loop.latches)
-    reach = _Reach(succ, blocked, interesting)
     stores = [st for st in derived.per_thread_stores if readers_at.get(st.buf)]
-    # the walks of the direct paths, from the last store back (see _Reach)
-    for node, s_loops in sorted({(st.node, sites[st.node].loops) for st in stores}, reverse=True):
-        for j in range(len(s_loops) + 1):
-            reach(node, frozenset(s_loops[:j]))
+    interesting = {n for st in stores for n in readers_at[st.buf]}
+    for loop_id in {l for st in stores for l in sites[st.node].loops}:
+        interesting.update(loops[loop_id].latches)
+    reach = _Reach(succ, blocked, interesting)
     out = []
     z3_checker = None
     for st in stores:
@@ -108,7 +148,7 @@ def unsynced_paths(facts, derived) -> list:
         # loops are not taken (the same iteration of each)
         for j in range(k + 1):
             reached = reach(st.node, frozenset(s_loops[:j]))
-            for n in reached if len(reached) < len(by_node) else [n for n in by_node if n in reached]:
+            for n in [n for n in by_node if n in reached]:
                 for op_id, name in by_node.get(n, ()):
                     if op_id not in reported and common_depth(n) == j:
                         reported.add(op_id)
