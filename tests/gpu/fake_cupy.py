@@ -72,6 +72,12 @@ class _Function:
         self.entry = entry
 
     def __call__(self, grid, block, args, shared_mem=0):
+        for a in args:       # what cupy passes: numpy scalars of the types it knows (no bfloat16)
+            if not isinstance(a, np.generic) or a.dtype.kind not in "biuf":
+                raise TypeError(f"Unsupported type {type(a)}")
+        if self.entry not in KERNELS:       # launched, not computed
+            launches.append((self.entry, tuple(grid), tuple(block)))
+            return
         fn, n_tensors = KERNELS[self.entry]
         ptrs = [int(a) for a in args[:n_tensors]]
         missing = [p for p in ptrs if p not in _ARRAYS]

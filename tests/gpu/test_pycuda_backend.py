@@ -125,3 +125,16 @@ def test_every_example_packs_its_arguments_as_pycuda_takes_them(correctness_bund
     ok = {r[0] for r in rows if r[3].startswith("ok")}
     assert {"lanes_matvec", "row_sums"} <= ok
     assert {e for e, *_ in pycuda.launches} == {r[0] for r in rows}
+
+
+def test_every_example_runs_through_the_cupy_fallback_too(correctness_bundle):
+    # the harness falls back to cupy when pycuda does not work on the GPU machine
+    import fake_cupy
+    fake_cupy.install()
+    try:
+        from run_gpu import run_bundle
+        rows = run_bundle(correctness_bundle, "cupy", fresh=True)
+    finally:
+        fake_cupy.uninstall()
+    assert len(rows) >= 25 and not [r for r in rows if r[3].startswith("ERROR")], rows
+    assert {"lanes_matvec", "row_sums", "row_softmax"} <= {r[0] for r in rows if r[3].startswith("ok")}
