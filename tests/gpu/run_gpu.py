@@ -194,8 +194,8 @@ def supervise(a, names: list[str], base: int | None) -> list[dict]:
     for ``a.per_kernel_s`` is replaced by a fresh one for the kernels it left."""
     records: list[dict] = []
     cases = json.loads((a.bundle / "cases.json").read_text())["cases"]
-    part = (a.json or Path(os.environ.get("TMPDIR", "/tmp")) / "run_gpu").with_name(
-        f"{(a.json.name if a.json else 'run_gpu')}.part{os.getpid()}.json")
+    import tempfile             # the children's reports: not beside a.json (the device run returns that folder)
+    part = Path(tempfile.gettempdir()) / f"run_gpu.part{os.getpid()}.json"
     left = list(names)
     while left:
         part.unlink(missing_ok=True)
