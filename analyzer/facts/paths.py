@@ -29,7 +29,8 @@ class _Reach:
     def __init__(self, succ, blocked, interesting):
         self.succ = succ
         self.blocked = blocked
-        self.bit = {n: 1 << i for i, n in enumerate(sorted(interesting))}
+        self.nodes = sorted(interesting)   # bit i of a mask stands for nodes[i]
+        self.bit = {n: 1 << i for i, n in enumerate(self.nodes)}
         self.masks: dict = {}          # removed loops -> {node: mask of the interesting nodes it reaches}
         self.steps = 0                 # nodes the walks entered, all walks together
 
@@ -39,7 +40,7 @@ class _Reach:
             masks = self.masks[removed] = {}
         if start not in masks:
             self._walk(start, removed, masks)
-        return _Reached(masks[start], self.bit)
+        return _Reached(masks[start], self.bit, self.nodes)
 
     def _edges(self, n: int, removed: frozenset) -> list:
         blocked = self.blocked
@@ -97,16 +98,33 @@ class _Reach:
 
 
 class _Reached:
-    """The interesting nodes one walk reached: ``node in reached``."""
+    """The interesting nodes one walk reached: ``node in reached``, and ``among(nodes)``."""
 
-    __slots__ = ("mask", "bit")
+    __slots__ = ("mask", "bit", "nodes")
 
-    def __init__(self, mask: int, bit: dict):
+    def __init__(self, mask: int, bit: dict, nodes: list):
         self.mask = mask
         self.bit = bit
+        self.nodes = nodes
 
     def __contains__(self, node) -> bool:
         return bool(self.mask & self.bit.get(node, 0))
+
+    def among(self, wanted: dict) -> list:
+        """The reached nodes that are keys of ``wanted``, going through the fewer of the two."""
+        mask = self.mask
+        if mask.bit_count() >= len(wanted):
+            bit = self.bit
+            return [n for n in wanted if mask & bit.get(n, 0)]
+        out = []
+        nodes = self.nodes
+        while mask:
+            low = mask & -mask
+            n = nodes[low.bit_length() - 1]
+            if n in wanted:
+                out.append(n)
+            mask ^= low
+        return out
 
 
 def unsynced_paths(facts, derived) -> list:
@@ -125,7 +143,7 @@ def unsynced_paths(facts, derived) -> list:
         for op_id, name in readers:
             by_node.setdefault(facts.ops[op_id].node, []).append((op_id, name))
     stores = [st for st in derived.per_thread_stores if readers_at.get(st.buf)]
-    interesting = {n for st in stores for n in readers_at[st.buf]}
+    interesting = {n for buf in {st.buf for st in stores} for n in readers_at[buf]}
     for loop_id in {l for st in stores for l in sites[st.node].loops}:
         interesting.update(loops[loop_id].latches)
     reach = _Reach(succ, blocked, interesting)
@@ -148,7 +166,7 @@ def unsynced_paths(facts, derived) -> list:
         # loops are not taken (the same iteration of each)
         for j in range(k + 1):
             reached = reach(st.node, frozenset(s_loops[:j]))
-            for n in [n for n in by_node if n in reached]:
+            for n in reached.among(by_node):
                 for op_id, name in by_node.get(n, ()):
                     if op_id not in reported and common_depth(n) == j:
                         reported.add(op_id)
