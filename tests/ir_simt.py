@@ -130,14 +130,20 @@ def _from_bits(t, bits: int):
 class Memory:
     """Byte buffers, with a race check: within one barrier phase of a CTA, a byte written by one
     thread and read or written by another is an error (LANGUAGE §10: without a barrier between
-    them the order is undefined). Atomics and acquire/release accesses are not checked."""
+    them the order is undefined). One exception: a read, then a shuffle or vote of the reader's
+    warp that the writer takes part in, then the write (a CTA collective of a one-warp CTA reads
+    each lane's operand before its shuffles, and a store of the result follows them); the value
+    read has gone into the shuffle, so the read is done. Atomics and acquire/release accesses are
+    not checked."""
 
     def __init__(self):
         self.buffers: dict = {}
         self.phase = 0
         self.tid = -1
         self.writes: dict = {}     # (buffer, byte) -> (phase, tid)
-        self.reads: dict = {}      # (buffer, byte) -> (phase, tid or -2 for several)
+        self.reads: dict = {}      # (buffer, byte) -> (phase, tid or -2, warp syncs, warp or -1)
+        self.warp_syncs: dict = {}  # warp -> shuffles and votes it has made in this CTA
+        self.contested: dict = {}   # (buffer, byte) -> {tid: the byte it wrote last}, this phase
 
     def add(self, key, data: bytearray):
         self.buffers[key] = data
@@ -151,24 +157,51 @@ class Memory:
             raise SimtError(f"out-of-bounds access: {n} bytes at offset {off} of `{key}` ({len(buf)} bytes)")
         return buf, off
 
-    def _race(self, key, off, n, writing: bool):
+    def end_phase(self):
+        """A barrier (or the end of the CTA): the bytes two threads wrote must hold what each of
+        them wrote last."""
+        for (key, b), last in self.contested.items():
+            if len(set(last.values())) > 1:
+                who = sorted(last)[:2]
+                raise SimtError(f"race on `{key}` byte {b}: threads {who[0]} and {who[1]} write different values in "
+                                f"the same barrier phase")
+        self.contested = {}
+        self.phase += 1
+
+    def _race(self, key, off, n, writing: bool, buf=None, data=b""):
         phase, tid = self.phase, self.tid
         writes, reads = self.writes, self.reads
         for b in range(off, off + n):
             k = (key, b)
             w = writes.get(k)
-            if w is not None and w[0] == phase and w[1] != tid:
+            if writing and (w is not None and w[0] == phase and w[1] != tid or k in self.contested):
+                # two threads write one byte in one phase: a race only if the values that each
+                # thread leaves there last differ (end_phase decides); a per-thread store followed
+                # by a store of one value by every thread ends the same whatever the order
+                last = self.contested.setdefault(k, {})
+                if w is not None and w[0] == phase:
+                    for t in (w[1], *(w[2] if len(w) > 2 else ())):
+                        last.setdefault(t, buf[b])      # the last writers' byte is the one there
+                last[tid] = data[b - off]
+            elif w is not None and w[0] == phase and w[1] != tid and not (len(w) > 2 and tid in w[2]):
                 raise SimtError(f"race on `{key}` byte {b}: thread {tid} {'writes' if writing else 'reads'} what "
                                 f"thread {w[1]} wrote in the same barrier phase")
             if writing:
                 r = reads.get(k)
-                if r is not None and r[0] == phase and r[1] != tid:
+                if r is not None and r[0] == phase and r[1] != tid and not (
+                        r[3] == tid // 32 and r[2] < self.warp_syncs.get(tid // 32, 0)):
                     raise SimtError(f"race on `{key}` byte {b}: thread {tid} overwrites what thread "
                                     f"{r[1] if r[1] >= 0 else 'another'} read in the same barrier phase")
                 writes[k] = (phase, tid)
             else:
                 r = reads.get(k)
-                reads[k] = (phase, tid) if r is None or r[0] != phase or r[1] == tid else (phase, -2)
+                # (phase, the reader or -2 for several, the latest warp sync count among them,
+                # their warp or -1 when they span several)
+                sync = self.warp_syncs.get(tid // 32, 0)
+                if r is None or r[0] != phase or r[1] == tid:
+                    reads[k] = (phase, tid, sync, tid // 32)
+                else:
+                    reads[k] = (phase, -2, max(sync, r[2]), r[3] if r[3] == tid // 32 else -1)
 
     def load(self, t, ptr, raw: bool = False):
         n = _size(t)
@@ -183,10 +216,18 @@ class Memory:
         data = _encode(t, v)
         if not raw:
             if buf[off:off + n] != data:
-                self._race(ptr[0], off, n, True)
-            else:                                   # rewriting the value already there races with
-                for b in range(off, off + n):       # nothing; later reads see this thread's write
-                    self.writes[(ptr[0], b)] = (self.phase, self.tid)
+                self._race(ptr[0], off, n, True, buf, data)
+            else:
+                # rewriting the value already there races with nothing; when another thread wrote
+                # it in this phase, this thread joins its writers (its own later reads see what it
+                # wrote, whatever the order)
+                for b in range(off, off + n):
+                    k = (ptr[0], b)
+                    w = self.writes.get(k)
+                    if w is not None and w[0] == self.phase and w[1] != self.tid:
+                        self.writes[k] = (w[0], w[1], (w[2] if len(w) > 2 else frozenset()) | {self.tid})
+                    if k in self.contested:
+                        self.contested[k][self.tid] = data[b - off]
         buf[off:off + n] = data
 
 
@@ -263,7 +304,8 @@ class Kernel:
                 size = dynamic_shared if g.linkage == "external" else _size(g.value_type)
                 fill = bytearray(b"\xa5" * size)            # uninitialized shared memory: noise
                 mem.add(g.name, fill)
-        mem.phase += 1
+        mem.end_phase()
+        mem.warp_syncs = {}
         cta = {"ctaid": ctaid, "nctaid": grid, "params": params, "mem": mem, "block": block}
         threads = [self._run(Thread(cta, t)) for t in range(block)]
         state = [None] * block               # what each thread waits on: None running, or request
@@ -280,6 +322,7 @@ class Kernel:
                 except StopIteration:
                     done[t] = True
             self._sync(state, results, done, block, mem)
+        mem.end_phase()
 
     def _sync(self, state, results, done, block, mem):
         # warps: shuffles and votes resolve when every live lane of the warp waits on one
@@ -316,6 +359,7 @@ class Kernel:
                 for t in lanes:
                     results[t] = int(r)
                     state[t] = None
+            mem.warp_syncs[w // 32] = mem.warp_syncs.get(w // 32, 0) + 1
             progressed = True
         if progressed:
             return
@@ -326,7 +370,7 @@ class Kernel:
                     raise SimtError(f"bar.sync reached by {len(live)} of {block} threads")
                 for t in live:
                     state[t] = None
-                mem.phase += 1
+                mem.end_phase()
                 return
             raise SimtError(f"deadlock: {[state[t][0] for t in live][:8]}")
 
@@ -654,7 +698,10 @@ class Kernel:
         t = ins.type
         base = name.split(".")[1] if name.startswith("llvm.") else name
         if name == "llvm.nvvm.ex2.approx.f":
-            return _round(t, 2.0 ** args[0]) if args[0] < 1024 else math.inf
+            x = args[0]
+            if math.isnan(x):                   # ex2.approx of NaN is NaN (not inf: NaN < 1024 is false)
+                return x
+            return _round(t, 2.0 ** x) if x < 1024 else math.inf
         if name == "llvm.nvvm.lg2.approx.f":
             return _round(t, math.log2(args[0]) if args[0] > 0 else (-math.inf if args[0] == 0 else math.nan))
         if name == "llvm.nvvm.sqrt.approx.f":
@@ -692,6 +739,8 @@ def _sdiv(a, b, w):
     a, b = _signed(a, w), _signed(b, w)
     if b == 0:
         raise SimtError("division by zero")
+    if b == -1 and a == -(1 << (w - 1)):      # LLVM: immediate undefined behaviour, like / 0
+        raise SimtError(f"sdiv/srem overflow: i{w} MIN by -1")
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b >= 0) else -q
 
@@ -701,12 +750,24 @@ def _srem(a, b, w):
     return a - b * _sdiv(a & ((1 << w) - 1), b & ((1 << w) - 1), w)
 
 
+def _udiv(a, b, w):
+    if b == 0:
+        raise SimtError("division by zero")
+    return a // b
+
+
+def _urem(a, b, w):
+    if b == 0:
+        raise SimtError("division by zero")
+    return a % b
+
+
 _INT_BINARY = {
     "add": lambda a, b, w: a + b, "sub": lambda a, b, w: a - b, "mul": lambda a, b, w: a * b,
     "and": lambda a, b, w: a & b, "or": lambda a, b, w: a | b, "xor": lambda a, b, w: a ^ b,
     "shl": lambda a, b, w: a << b if b < w else 0, "lshr": lambda a, b, w: a >> b if b < w else 0,
     "ashr": lambda a, b, w: _signed(a, w) >> min(b, w - 1),
-    "udiv": lambda a, b, w: a // b, "urem": lambda a, b, w: a % b, "sdiv": _sdiv, "srem": _srem,
+    "udiv": _udiv, "urem": _urem, "sdiv": _sdiv, "srem": _srem,
 }
 
 
@@ -765,7 +826,8 @@ def _roundeven(t, x):
 
 
 _MATH = {
-    "roundeven": _roundeven, "fabs": lambda t, x: abs(x), "minnum": _fmin, "maxnum": _fmax,
+    "roundeven": _roundeven, "fabs": lambda t, x: abs(x),
+    "floor": lambda t, x: x if math.isinf(x) or math.isnan(x) else float(math.floor(x)), "minnum": _fmin, "maxnum": _fmax,
     "sqrt": lambda t, x: _round(t, math.sqrt(x)) if x >= 0 else math.nan,
     "abs": lambda t, x, _p: abs(_signed(x, t.width)) & ((1 << t.width) - 1),
     "smin": lambda t, a, b: min(_signed(a, t.width), _signed(b, t.width)) & ((1 << t.width) - 1),
