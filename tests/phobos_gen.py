@@ -161,7 +161,7 @@ def kernels(draw):
 # `O[cid, 4 * ctx.thread :+ 4]`, the helper `put(s, ctx.thread, v)`); they read per thread only
 # their own elements, elements nothing stores per thread (`A`, `C`, `B`, `u`, `sq`: written only
 # CTA-wide or by a store uniform in value, index and control), or a neighbour's element of `s`
-# right after a `barrier()`. Every loop is bounded (for: at most a few iterations; while: a fresh
+# between two `barrier()`s. Every loop is bounded (for: at most a few iterations; while: a fresh
 # counter raised at the top of the body). Indices are masked into bounds (extents R, N are powers
 # of two, N >= 4 * BLK; O has one row per CTA, G = the number of CTAs), integer division is by an
 # odd (so non-zero) divisor. Whatever the simulator reports on such a kernel other than what the
@@ -345,6 +345,8 @@ class KernelGen:
         self.taint = False         # the expression just written reads a tainted var
         self.no_taint = False      # write no tainted var (the operands of a uniform store)
         self.stored: set = set()   # buffers with per-thread stores anywhere so far
+        self.ustored: set = set()  # buffers with uniform stores since the last barrier (some path)
+        self.ustored_any: set = set()   # ... anywhere so far (for loops: the back edge)
         self.violations = 0
         self.lines: list[str] = []
         self.indent = 1
@@ -667,7 +669,7 @@ class KernelGen:
             if c == U or self.violating():
                 self.emit(ch.pick(["barrier()", "barrier()", "sync2()"]))
                 if c == U:
-                    self.dirty = set()
+                    self.dirty, self.ustored = set(), set()
         elif r <= 10:
             self.tile_op(c)
         elif r == 11:
@@ -763,10 +765,23 @@ class KernelGen:
         val, _ = self.f32(V, c, 2)
         j = ch.int(0, 3)
         if self.race_free or ch.chance(0.5):
-            form = ch.pick(["s[0, ctx.thread] = {v}", "sv[0, ctx.thread] = {v}", "put(s, ctx.thread, {v})",
-                            f"O[cid, ctx.thread * 4 + {j}] = {{v}}", f"ov[0, ctx.thread * 4 + {j}] = {{v}}",
-                            f"putg(O, cid, ctx.thread * 4 + {j}, {{v}})",
-                            "store(O[cid, ctx.thread * 4 :+ 4], {v})"])
+            forms = ["s[0, ctx.thread] = {v}", "sv[0, ctx.thread] = {v}", "put(s, ctx.thread, {v})",
+                     f"O[cid, ctx.thread * 4 + {j}] = {{v}}", f"ov[0, ctx.thread * 4 + {j}] = {{v}}",
+                     f"putg(O, cid, ctx.thread * 4 + {j}, {{v}})", "store(O[cid, ctx.thread * 4 :+ 4], {v})"]
+            # a per-thread store after a uniform store to the same buffer, with no barrier between,
+            # races with the uniform store of a warp that comes late (write after write): the
+            # simulator runs lockstep and cannot see it, the lowered code can (differential phase)
+            late = self.ustored | (self.ustored_any if self.loops else set())
+            if late and self.race_free:
+                if c == U and self.exact:
+                    self.emit("barrier()")
+                    self.dirty, self.ustored = set(), set()
+                else:
+                    forms = [f for f in forms if ("O" if f.startswith(("O", "store", "ov", "putg")) else "s")
+                             not in late]
+                    if not forms:
+                        return
+            form = ch.pick(forms)
             self.emit(form.format(v=val))
             self.stored_into("O" if form.startswith(("O", "store", "ov", "putg")) else "s")
             return
@@ -798,16 +813,29 @@ class KernelGen:
         form = ch.pick([f"u[{a} & 3, {b} & 31] = {{v}}", f"sq[{a} & 7, {b} & 7] = {{v}}",
                         f"s[0, {a} & (BLK - 1)] = {{v}}", f"O[cid, {a} & (N - 1)] = {{v}}"])
         self.emit(form.format(v=val))
+        buf = form.split("[")[0]
+        if self.loops and buf in self.stored:
+            # a per-thread store earlier in the loop runs again in the next iteration, after this
+            # store, which a warp coming late may still make: a barrier orders them
+            self.emit("barrier()")
+            self.dirty = set()
+            return
+        self.ustored.add(buf)
+        self.ustored_any.add(buf)
 
     def neighbour_read(self, c: int) -> None:
-        """Right after a barrier, a thread may read what another thread stored before it."""
+        """Between two barriers, a thread may read what another thread stored before the first."""
         if c != U or not self.exact:
             return self.let_or_var(c)
         d, _ = self.i32(V, c, 1)
         name = self.fresh("n")
         self.emit("barrier()")
-        self.dirty = set()
+        self.dirty, self.ustored = set(), set()
         self.emit(f"let {name} = s[0, (ctx.thread + {d}) & (BLK - 1)]")
+        # and one after: a later per-thread store to `s` would otherwise overwrite what another
+        # thread read in the same barrier phase (a write after read, which tests/ir_simt.py
+        # reports on the lowered module and a GPU may reorder)
+        self.emit("barrier()")
         self.bind(GenVar(name, "f32", V))
 
     def offset(self, c: int) -> str:
@@ -827,7 +855,8 @@ class KernelGen:
             return self.thread_store(c)
         forms = [
             (("A",), lambda: f"u = A[{self.offset(c)} :+ 4, {self.offset(c)} :+ 32]"),
-            (("O",), lambda: f"u = O[cid :+ 4, {self.offset(c)} :+ 32]"),
+            # its own row of O only: the rows of other CTAs are written by them, in any order
+            (("O",), lambda: f"u[{ch.int(0, 3)} :+ 1, :] = O[cid :+ 1, {self.offset(c)} :+ 32]"),
             (("s",), lambda: "O[cid :+ 1, 0 :+ BLK] = s"),
             (("u",), lambda: f"O[cid :+ 1, {self.offset(c)} :+ 32] = u[{ch.int(0, 3)} :+ 1, :]"),
             (("u",), lambda: f"u = u * {self.f32(U, c, 1)[0]} + 1.0"),
@@ -861,7 +890,7 @@ class KernelGen:
         stale = set(reads) & (self.dirty | (self.stored if self.loops else set()))
         if stale and c == U and not self.violating():
             self.emit("barrier()")
-            self.dirty = set()
+            self.dirty, self.ustored = set(), set()
 
     def _bind_f32(self, text: str) -> str:
         name = self.fresh("xt")
@@ -948,9 +977,10 @@ class KernelGen:
     def _body(self, ctl: int, depth: int) -> None:
         self.indent += 1
         floor = self.floor
-        dirty = set(self.dirty)
+        dirty, ustored = set(self.dirty), set(self.ustored)
         self.block(ctl, depth + 1)
         self.dirty |= dirty         # a path around the branch (or past the loop) skips its barriers
+        self.ustored |= ustored
         self.indent -= 1
         # a return inside a branch raises whatever follows, as the spec says
         self.floor = max(self.floor, floor)
