@@ -22,6 +22,12 @@ Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracle
 - ``soundness``: race-free kernels at each of their block sizes: checked; each accepted program built
                  (LLVM and ptxas) once and simulated on random inputs over two grids per block size. A
                  PH301-PH306 dynamic check on an accepted program is a soundness counterexample.
+- ``differential``: race-free kernels the checker accepts, at their smallest block size, run on the same
+                 random inputs by the simulator and by tests/ir_simt.py on the LLVM module phobos-build
+                 emits (two small grids each); every tensor compared, integers bit for bit, floats
+                 within the tolerance tests/fuzz_harness.py justifies. A difference, or a race, an
+                 out-of-bounds access or undefined behaviour in the lowered module, is a finding;
+                 ``--replay-differential SEED`` reruns one kernel and prints it.
 
 A "crash" is an exception, a traceback, PH900/PH901, an exit status outside 0/1/2/4, an unlocated
 diagnostic or output that does not parse; "slow" is a call over 10 s (30 s for a build). The
@@ -51,8 +57,9 @@ import numpy as np  # noqa: E402
 import fuzz_harness as H  # noqa: E402
 import phobos_gen as G  # noqa: E402
 
-PHASES = ("valid", "race-free", "mutants", "extremes", "soundness")
-WEIGHTS = {"valid": 0.25, "race-free": 0.23, "mutants": 0.12, "extremes": 0.22, "soundness": 0.18}
+PHASES = ("valid", "race-free", "mutants", "extremes", "soundness", "differential")
+WEIGHTS = {"valid": 0.25, "race-free": 0.23, "mutants": 0.12, "extremes": 0.22, "soundness": 0.18,
+           "differential": 0.15}
 FORMATS = ("text", "json", "sarif")
 
 
@@ -193,6 +200,45 @@ def phase_soundness(seed, deadline, target, tmp):
     return stats, findings
 
 
+def phase_differential(seed, deadline, target):
+    """Simulator against the lowered module on accepted race-free kernels: (stats, findings). Each
+    finding names the kernel's seed, which ``--replay-differential`` takes."""
+    stats, findings = Stats(), []
+    rng = random.Random(seed)
+    while time.perf_counter() < deadline and stats["compared programs"] < target:
+        kseed = rng.getrandbits(64)
+        gk = G.generate(random.Random(kseed), race_free=True)
+        runs, f = H.differential(gk, np.random.default_rng(kseed % 2**32))
+        stats["inputs"] += 1
+        for x in f:
+            x.detail = f"{x.detail}\n  kernel seed {kseed}: python benchmarks/fuzz.py --replay-differential {kseed}"
+        findings += f
+        if runs and runs[0].status == "skipped":
+            stats[f"skipped ({runs[0].detail})"] += 1
+            continue
+        if runs:
+            stats["compared programs"] += 1
+        for r in runs:
+            stats["sim runs"] += 1
+            stats[f"runs {r.status}"] += 1
+    return stats, findings
+
+
+def replay_differential(kseed: int) -> int:
+    """One kernel of the phase `differential`, by its seed: its source, then each run's verdict."""
+    warnings.simplefilter("ignore")
+    np.seterr(all="ignore")
+    gk = G.generate(random.Random(kseed), race_free=True)
+    print(gk.source)
+    runs, findings = H.differential(gk, np.random.default_rng(kseed % 2**32))
+    for r in runs:
+        print(f"block {r.block}, grid {r.grid}: {r.status}{': ' + r.detail if r.detail else ''}")
+    for f in findings:
+        if f.kind != "differential":
+            print(f.short())
+    return 1 if findings else 0
+
+
 STRETCH = 1.5      # a phase short of its target may run over its share by this factor, within the budget
 
 
@@ -210,6 +256,8 @@ def run_phase(args):
             stats, findings = phase_extremes(seed, deadline, tmp)
         elif name == "soundness":
             stats, findings = phase_soundness(seed, deadline, target, tmp)
+        elif name == "differential":
+            stats, findings = phase_differential(seed, deadline, target)
         else:
             stats, findings = phase_generated(name, seed, deadline, target, deep_every, tmp)
     stats["seconds"] = round(time.perf_counter() - t0, 1)
@@ -237,7 +285,7 @@ def merge(results):
 
 
 def table(by_phase, findings) -> str:
-    kinds = ("crash", "slow", "unsound", "ptxas", "unlocated", "bad-output", "generator", "known")
+    kinds = ("crash", "slow", "unsound", "differential", "ptxas", "unlocated", "bad-output", "generator", "known")
     count = {p: Counter("known" if H.known_bug(f) else f.kind for n, f in findings if n == p) for p in by_phase}
     head = f"{'phase':11s} {'inputs':>7s} {'accepted':>8s} {'rejected':>8s} {'built':>6s} {'sims':>6s} " + \
         " ".join(f"{k:>9s}" for k in kinds) + f" {'seconds':>7s}"
@@ -246,9 +294,10 @@ def table(by_phase, findings) -> str:
         if p not in by_phase:
             continue
         s = by_phase[p]
-        accepted = s["accepted"] + s["accepted programs"]
-        rejected = s["rejected PH3xx"] + s["rejected front end"] + s["rejected"] + s["rejected programs"]
-        built = s["built (cli)"] + s["built ok"] + s["built unsupported"] + s["built failed"]
+        accepted = s["accepted"] + s["accepted programs"] + s["compared programs"]
+        rejected = s["rejected PH3xx"] + s["rejected front end"] + s["rejected"] + s["rejected programs"] + \
+            s["skipped (rejected)"]
+        built = s["built (cli)"] + s["built ok"] + s["built unsupported"] + s["built failed"] + s["compared programs"]
         rows.append(f"{p:11s} {s['inputs']:7d} {accepted:8d} {rejected:8d} {built:6d} {s['sim runs']:6d} "
                     + " ".join(f"{count[p][k]:9d}" for k in kinds) + f" {s['seconds']:7.1f}")
     out = "\n".join(rows)
@@ -276,6 +325,10 @@ def _predicate(f: H.Finding):
     defines = f.defines
 
     def same(src):
+        if f.kind == "differential":
+            gk = G.GenKernel(src, (int(defines["BLK"]),), True)
+            _, found = H.differential(gk, np.random.default_rng(0), grids=len(H.DIFF_GRIDS))
+            return any(x.signature() == sig for x in found)
         if f.stage == "sim" or f.stage == "sim-load":
             if f.kind == "unsound":
                 gk = G.GenKernel(src, (int(defines["BLK"]),), True)
@@ -297,7 +350,8 @@ def write_findings(unique, out_dir: Path, shrink: bool) -> list[str]:
     for n, (sig, (phase, f, times)) in enumerate(sorted(unique.items())):
         src = f.source
         text = src.decode("utf-8", "replace") if isinstance(src, bytes) else src
-        if shrink and text and isinstance(src, str) and f.kind in ("crash", "unsound", "ptxas") and len(text) < 50_000:
+        if shrink and text and isinstance(src, str) and f.kind in ("crash", "unsound", "differential", "ptxas") \
+                and len(text) < 50_000:
             try:
                 text = H.shrink_lines(text, _predicate(f), max_tests=1500)
             except Exception as e:  # noqa: BLE001
@@ -325,7 +379,11 @@ def main(argv=None) -> int:
     ap.add_argument("--deep-every", type=int, default=10, help="build and simulate every Nth generated input")
     ap.add_argument("--out", type=Path, help="write one input per distinct finding here")
     ap.add_argument("--shrink", action="store_true", help="shrink each written input (needs --out)")
+    ap.add_argument("--replay-differential", type=int, metavar="SEED",
+                    help="rerun one kernel of the phase differential (its seed, as a finding names it) and stop")
     args = ap.parse_args(argv)
+    if args.replay_differential is not None:
+        return replay_differential(args.replay_differential)
     phases = [p for p in args.phases.split(",") if p]
     bad = [p for p in phases if p not in PHASES]
     if bad:
@@ -344,7 +402,7 @@ def main(argv=None) -> int:
             tasks.append((p, args.seed, share * jobs, 0, args.deep_every, end))
             continue
         for j in range(jobs):
-            target = args.accepted if p == "soundness" else -(-args.target // jobs)
+            target = args.accepted if p in ("soundness", "differential") else -(-args.target // jobs)
             tasks.append((p, args.seed * 1000 + j, share, target, args.deep_every, end))
     t0 = time.perf_counter()
     if jobs == 1:
@@ -364,10 +422,14 @@ def main(argv=None) -> int:
         known = H.known_bug(f)
         note = f" (known bug `{known}`, pinned by a strict xfail)" if known else ""
         print(f"- [{phase}] x{times} {sig}{note}\n    {f.short()}")
+        repro = [line.strip() for line in f.detail.splitlines() if "--replay-differential" in line]
+        if repro:
+            print(f"    repro: {repro[0].split(': ', 1)[1]}")
     if args.out and unique:
         print("\nwritten:")
         print("\n".join(write_findings(unique, args.out, args.shrink)))
-    return 1 if any(f.kind in ("crash", "unsound", "ptxas", "unlocated", "bad-output") and not H.known_bug(f)
+    return 1 if any(f.kind in ("crash", "unsound", "differential", "ptxas", "unlocated", "bad-output")
+                    and not H.known_bug(f)
                     for _, f in findings) else 0
 
 

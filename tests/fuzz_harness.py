@@ -39,7 +39,7 @@ GRIDS = ((1,), (2,), (3,), (2, 2), (1, 2, 2), (4, 1, 1))
 
 @dataclass
 class Finding:
-    kind: str                     # crash | unsound | slow | ptxas | unlocated | bad-output | generator
+    kind: str                     # crash | unsound | differential | slow | ptxas | unlocated | bad-output | generator
     stage: str                    # check | check-cli:FMT | build | build-cli | run-cli | sim
     detail: str
     source: bytes | str | None = None
@@ -64,6 +64,13 @@ class Finding:
         if self.kind == "crash" and frames:
             f, line = frames[-1]
             return f"crash:{self.stage}:{first.split(':')[0]}@{'/'.join(f.split('/')[-2:])}:{line}"
+        if self.kind == "differential":
+            # the shape of the difference: which check of the lowered module, or which array
+            m = re.search(r"(race|out-of-bounds|division by zero|overflow|deadlock|bar\.sync|lanes disagree)", first)
+            if m:
+                return f"differential:lowered:{m.group(1)}"
+            m = re.search(r"`([^`]*)`\[", first)
+            return f"differential:differs:{m.group(1) if m else first[:40]}{':tame' if 'tame' in first else ''}"
         if self.kind == "unsound":
             m = re.search(r"error\[(PH\d+)\]: `([^`]*)`", first)
             return f"unsound:{m.group(1)}:{m.group(2)}" if m else f"unsound:{first[:60]}"
@@ -490,6 +497,178 @@ def soundness(gk, rng, grids_per_block: int = 2, build: bool = True, special_eve
                 findings.append(f)
         outcomes.append(out)
     return outcomes, findings
+
+
+# ------------------------------------------------------------------------------------------------ differential
+#
+# The lowering against the simulator: one accepted race-free kernel, run on identical random inputs
+# by the simulator and by tests/ir_simt.py on the LLVM module phobos-build emits (before LLVM's
+# passes), every tensor compared afterwards. Integers and bools must agree bit for bit. Floats may
+# differ only by what LANGUAGE §10 lets the lowering do differently from the simulator's exact
+# arithmetic, as the module ir_simt runs it:
+#
+# - exp, log and pow are composed of ex2.approx/lg2.approx (which ir_simt evaluates exactly) around
+#   an f32 multiply: exp(x) = ex2(f32(x * log2 e)) is off by up to |x| * 2^-24 relative (5e-6 at
+#   the edge of f32, |x| = 88), log(x) = f32(lg2(x)) * ln 2 by 2 ulp, pow(x, y) = ex2(y * lg2 x)
+#   by |y lg2 x| * 2^-23 (1e-5 at the edge); sqrt.approx and tanh.approx are exact in ir_simt;
+#   on f64 the four run in f32 (README, limitations): f32's error in an f64 result;
+# - the order of a reduction (lane and CTA collectives, `sum` of a run, rowsum, dot, cumsum): each
+#   addition rounds, so a sum of n terms may differ by n ulp of the sum of the magnitudes;
+# - FMA contraction, which LANGUAGE §10 allows, does not show: ir_simt runs the module before
+#   LLVM fuses anything (every fmul and fadd rounds on its own, as in the simulator).
+#
+# Both error sources are relative to the magnitudes that flow into a value, not to the value
+# itself, and later arithmetic can amplify them without bound (a difference of nearly equal values,
+# `i32(x)` at an integer boundary, a comparison at equality). So an element passes when it is
+# within RTOL of itself or of the largest finite magnitude of its whole array (ATOL_SCALE), and a
+# kernel whose floats meet anything inexact (the four functions above, a float reduction, a float
+# division) is run a second time on "tame" inputs (small multiples of 1/8, where sums, products
+# and float<->int conversions are exact in f32) when the first run differs: a difference that the
+# tame run does not show is counted as `inexact`, not as a finding. A kernel without such
+# operations must agree exactly (floats to the bit, -0.0 == 0.0 and NaN == NaN aside).
+
+DIFF_RTOL = 2e-5          # 4x the largest single-step error above (pow at the edge of f32)
+DIFF_ATOL_SCALE = 1e-5    # of the largest finite magnitude in the array (reduction order)
+INEXACT = re.compile(r"\b(exp|log|pow|tanh|sqrt|rowsum|rowmax|dot|dot_t|cumsum|rowtotal|lanesum)\s*\(|"
+                     r"<over ctx\.(lane|thread)>|\bsum\s*\(|/")     # (the generator's functions that reduce too)
+DIFF_GRIDS = ((1,), (2,), (2, 2), (1, 1, 2))
+
+
+@dataclass
+class DiffRun:
+    grid: tuple
+    block: int
+    status: str                  # same | inexact | differs | sim-check | ir-error | skipped
+    detail: str = ""
+
+
+def _tame(rng, a):
+    """The same shape and dtype with small multiples of 1/8 (floats) or small integers."""
+    dt = a.dtype
+    if dt == np.bool_:
+        return a
+    if dt.kind in "iu":
+        return rng.integers(0 if dt.kind == "u" else -8, 9, size=a.shape).astype(dt)
+    return (rng.integers(-16, 17, size=a.shape) / 8.0).astype(dt)
+
+
+def compare_outputs(sim: dict, ir: dict, rtol=DIFF_RTOL, atol_scale=DIFF_ATOL_SCALE, exact=False) -> list[str]:
+    """The arrays where the simulator's and ir_simt's results differ beyond the tolerance (or at
+    all, with ``exact``): one line each, naming the first differing element."""
+    out = []
+    for name in sim:
+        a, b = np.asarray(sim[name]), np.asarray(ir[name])
+        if a.dtype.kind not in "fc" and a.dtype.kind != "V" and a.dtype.name != "bfloat16":
+            bad = a != b
+        else:
+            x, y = a.astype(np.float64), b.astype(np.float64)
+            both_nan = np.isnan(x) & np.isnan(y)
+            with np.errstate(all="ignore"):
+                if exact:
+                    bad = ~((x == y) | both_nan)
+                else:
+                    finite = np.isfinite(x) & np.isfinite(y)
+                    scale = float(np.max(np.abs(x[np.isfinite(x)]), initial=0.0))
+                    tol = rtol * np.maximum(np.abs(x), np.abs(y)) + atol_scale * scale
+                    bad = ~(both_nan | (x == y) | (finite & (np.abs(x - y) <= tol)))
+        if np.any(bad):
+            idx = tuple(int(i) for i in np.argwhere(bad)[0])
+            out.append(f"`{name}`{list(idx)}: simulator {a[idx]!r}, lowered {b[idx]!r} "
+                       f"({int(np.count_nonzero(bad))} element(s) differ)")
+    return out
+
+
+def _ir_args(kinfo, values: dict) -> list:
+    from phobos_tools.analyzer.types import Tensor
+
+    args, extents = [], {}
+    for p in kinfo.params:
+        v = values[p.name]
+        if isinstance(p.type, Tensor):
+            for d, n in zip(p.type.shape, v.shape):
+                if isinstance(d, str):
+                    extents.setdefault(d, n)
+        args.append(v)
+    return args + [extents[x] for x in kinfo.extents]
+
+
+def _diff_once(module, kinfo, kernel, values, grid, block, max_loop):
+    """(sim arrays or None, ir arrays or None, status, detail) for one launch on ``values``."""
+    import ir_simt
+    from phobos_tools.simulator import DynamicCheckFailed
+
+    sim = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in values.items()}
+    try:
+        kernel(**sim, grid=grid, max_loop_iterations=max_loop)
+    except DynamicCheckFailed as e:
+        return None, None, "sim-check", f"{e.code}: {str(e).splitlines()[0]}"
+    ir = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in values.items()}
+    try:
+        ir_simt.Kernel(module, kinfo.kernel.name).launch(
+            _ir_args(kinfo, ir), grid, block, getattr(module, "phobos_dynamic_shared_bytes", 0))
+    except ir_simt.SimtError as e:
+        return sim, None, "ir-error", f"the lowered module: {e}"
+    arrays = [k for k, v in values.items() if isinstance(v, np.ndarray)]
+    return {k: sim[k] for k in arrays}, {k: ir[k] for k in arrays}, "ran", ""
+
+
+def differential(gk, rng, grids: int = 2, block: int | None = None, max_loop: int = 20_000,
+                 special_every: int = 3):
+    """Run one race-free ``GenKernel`` (at its smallest block size unless ``block``) with the
+    simulator and with ir_simt on the lowered module: (runs, findings). A kernel the checker
+    rejects, or the lowering does not support, is skipped (one run with status ``skipped``)."""
+    from phobos_tools.lowering.errors import Unsupported
+    from phobos_tools.lowering.pipeline import build_module
+    from phobos_tools.simulator import loads
+
+    blk = block or min(gk.blocks)
+    defines = {"BLK": str(blk)}
+    findings: list[Finding] = []
+    result, f = check_api(gk.source, defines)
+    findings += f
+    if result is None or not result.ok:
+        return [DiffRun((), blk, "skipped", "rejected")], findings
+    kinfo, analysis = result.semantics.kernels[-1], result.analyses[-1]
+    try:
+        module = build_module(kinfo, analysis, "sm_90", "f.ph", line_info=False)
+        program = loads(gk.source, "f.ph", defines)
+        kernel = program.kernel(kinfo.kernel.name)
+    except Unsupported:
+        return [DiffRun((), blk, "skipped", "unsupported")], findings
+    except Exception as e:  # noqa: BLE001
+        return [], findings + [_crash("diff-build", e, gk.source, defines)]
+    inexact = bool(INEXACT.search(gk.source.split("kernel gen(", 1)[-1]))
+    runs = []
+    picks = rng.choice(len(DIFF_GRIDS), size=min(grids, len(DIFF_GRIDS)), replace=False)
+    for n, gi in enumerate(picks):
+        grid = DIFF_GRIDS[int(gi)]
+        values = arguments(kinfo, rng, grid, blk, special=bool(special_every) and n % special_every == 1)
+        with _timed("diff", findings, gk.source, defines, limit=SLOW_S * 6):
+            try:
+                sim, ir, status, detail = _diff_once(module, kinfo, kernel, values, grid, blk, max_loop)
+                if status == "ran":
+                    bad = compare_outputs(sim, ir, exact=not inexact)
+                    status, detail = ("differs", "; ".join(bad)) if bad else ("same", "")
+                    if bad and inexact:
+                        tame = {k: (_tame(rng, v) if isinstance(v, np.ndarray) and k != "F" else v)
+                                for k, v in values.items()}
+                        sim2, ir2, st2, d2 = _diff_once(module, kinfo, kernel, tame, grid, blk, max_loop)
+                        if st2 == "ran":
+                            bad2 = compare_outputs(sim2, ir2)
+                            if not bad2:
+                                status = "inexact"
+                            else:
+                                detail = "on tame inputs: " + "; ".join(bad2)
+                        elif st2 == "ir-error":
+                            status, detail = st2, d2
+            except Exception as e:  # noqa: BLE001
+                findings.append(_crash("diff", e, gk.source, defines))
+                continue
+        runs.append(DiffRun(grid, blk, status, detail))
+        if status in ("differs", "ir-error"):
+            findings.append(Finding("differential", "diff", f"{detail}\n  at block {blk}, grid {grid}",
+                                    gk.source, defines))
+    return runs, findings
 
 
 # ------------------------------------------------------------------------------------------------ shrinking
