@@ -64,8 +64,33 @@ def cast(x, t: Scalar):
         return _float_to_int(x, t)
     if x.dtype == NUMPY_DTYPES["bf16"] and want.kind == "f" and want.itemsize < 4:
         x = x.astype(np.float32)       # bf16 -> f16 goes through f32 (exact), then rounds once
+    if want == NUMPY_DTYPES["bf16"] and x.dtype in (np.float64, np.int32, np.int64):
+        return _to_bf16(x)
     with np.errstate(over="ignore", invalid="ignore"):
         return x.astype(want)          # a float too large for the narrower type becomes inf
+
+
+def _to_bf16(x: np.ndarray) -> np.ndarray:
+    """f64, i32 or i64 to bf16 rounded once to nearest even, as the GPU's cvt.rn.bf16.f64 (and
+    LLVM's expansion of it before sm_90) does. ml_dtypes goes through f32, rounding twice: 1 + 2^-8
+    + 2^-30 became 1.0, not 1 + 2^-7. Rounding to f32 *to odd* first keeps the single rounding
+    (f32 has more than two bits beyond bf16's)."""
+    with np.errstate(all="ignore"):
+        if x.dtype == np.int64:
+            d = x.astype(np.float64)                  # exact up to 2^53; beyond, round it to odd too
+            big = np.abs(d) >= 2.0 ** 63
+            back = np.where(big, 0, d).astype(np.int64)
+            sticky = big | (back != x)
+            d = np.where(sticky & ~big & (np.abs(back) > np.abs(x)), np.nextafter(d, 0.0), d)
+            d = np.where(sticky & ~big, (d.view(np.int64) | 1).view(np.float64), d)
+        else:
+            d = x.astype(np.float64)
+        f = d.astype(np.float32)
+        away = np.abs(f.astype(np.float64)) > np.abs(d)
+        f = np.where(away, np.nextafter(f, np.float32(0.0)), f).astype(np.float32)
+        inexact = (f.astype(np.float64) != d) & np.isfinite(f)
+        f = np.where(inexact, (f.view(np.int32) | 1).view(np.float32), f)
+        return f.astype(NUMPY_DTYPES["bf16"])
 
 
 def _is_float_dtype(dt: np.dtype) -> bool:

@@ -47,14 +47,38 @@ def _round(t, x):
     return float(x)
 
 
+# (significant bits, exponent of the smallest normal, of the largest) of each float type
+_FORMATS = {"bfloat": (8, -126, 127), "half": (11, -14, 15), "float": (24, -126, 127), "double": (53, -1022, 1023)}
+
+
+def _rne(x, fmt: str) -> float:
+    """``x`` (a Python float or int, exactly) rounded once to nearest even in ``fmt``: what
+    cvt.rn does (double -> bf16 directly, not through f32, which would round twice)."""
+    p, emin, emax = _FORMATS[fmt]
+    if isinstance(x, float):
+        if math.isnan(x) or math.isinf(x) or x == 0.0:
+            return x
+        _, e = math.frexp(x)                       # |x| in [2^(e-1), 2^e)
+    else:
+        if x == 0:
+            return 0.0
+        e = abs(x).bit_length()
+    q = max(e - p, emin - p + 1)                   # the weight of the last kept bit
+    if isinstance(x, float):
+        r = round(math.ldexp(x, -q))               # exact scaling, round half to even
+    else:
+        a, rem = divmod(abs(x), 1 << q) if q > 0 else (abs(x) << -q, 0)
+        half = (1 << q) >> 1 if q > 0 else 0
+        if q > 0 and (rem > half or rem == half and a & 1):
+            a += 1
+        r = a if x > 0 else -a
+    if int(abs(r)).bit_length() + q > emax + 1:    # |r| 2^q >= 2^(emax + 1): past the largest finite
+        return math.copysign(math.inf, r)
+    return math.copysign(math.ldexp(float(abs(r)), q), r if r != 0 else x)
+
+
 def _bf16(x):
-    if math.isnan(x):
-        return x
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        bits = int(np.float32(x).view(np.uint32))
-    bits = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16
-    return float(np.uint32(bits & 0xFFFFFFFF).view(np.float32))
+    return _rne(float(x), "bfloat")
 
 
 def _size(t) -> int:
@@ -785,8 +809,14 @@ _CMP = {"eq": lambda a, b: a == b, "ne": lambda a, b: a != b, "lt": lambda a, b:
         "le": lambda a, b: a <= b, "gt": lambda a, b: a > b, "ge": lambda a, b: a >= b}
 
 
+def _int_to_float(n: int, t):
+    """An integer converted with one rounding (cvt.rn.f32.s64 and friends; float(n) would round
+    to double first)."""
+    return _rne(n, str(t))
+
+
 def _sitofp(x, s, t):
-    return _round(t, float(_signed(x, s.width)))
+    return _int_to_float(_signed(x, s.width), t)
 
 
 _CASTS = {
@@ -796,7 +826,7 @@ _CASTS = {
     "fpext": lambda x, s, t: x,
     "fptrunc": lambda x, s, t: _round(t, x),
     "sitofp": _sitofp,
-    "uitofp": lambda x, s, t: _round(t, float(x)),
+    "uitofp": lambda x, s, t: _int_to_float(x, t),
     "fptosi": lambda x, s, t: _fp_to_int(x, t, True),
     "fptoui": lambda x, s, t: _fp_to_int(x, t, False),
     "bitcast": lambda x, s, t: _from_bits(t, _to_bits(s, x)),

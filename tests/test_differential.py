@@ -284,3 +284,24 @@ def test_the_interpreter_orders_a_read_before_a_shuffle_of_its_warp():
     sim, low = both(src, a)
     agree(sim, low)
     assert low["O"][0, 5] == float(sum(range(32)))
+
+
+def test_conversions_to_bf16_and_from_i64_round_once():
+    # LANGUAGE §3: float to float rounds to nearest even, once. cvt.rn.bf16.f64 does; ml_dtypes (the
+    # simulator) and the interpreter went through f32 and rounded twice: 1 + 2^-8 + 2^-30 became
+    # 1.0 instead of 1 + 2^-7. i64 -> f32 in the interpreter went through f64 the same way.
+    src = k1("  let t = ctx.thread\n  if t < N {\n    O[0, t] = f32(bf16(X[t]))\n    O[1, t] = f32(bf16(I[t]))\n"
+             "    O[2, t] = f32(L[t])\n    O[3, t] = f32(bf16(L[t]))\n    O[4, t] = f32(f16(X[t]))\n  }",
+             "X: tensor<f64>[N], I: tensor<i32>[N], L: tensor<i64>[N], O: tensor<f32>[5, N]")
+    X = np.array([1 + 2**-8 + 2**-30, -(1 + 2**-8 + 2**-40), 1 + 2**-8, 3.3e38, 3.4e38, 1e-40, 2.0**-133 * 1.5,
+                  1 + 2**-11 + 2**-40, np.nan], np.float64)
+    I = np.array([16843009, -16843009, 2**31 - 1, -2**31, 33685505, 257, 0, 7, 1], np.int32)
+    L = np.array([2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**63 - 1, -2**63, 2**60 + 2**52 + 1, 2**53 + 1,
+                  0, -5, 2**24 + 1], np.int64)
+    sim, low = both(src, {"X": X, "I": I, "L": L, "O": np.zeros((5, len(X)), np.float32)})
+    agree(sim, low)
+    o = sim["O"].astype(np.float64)
+    assert o[0, :3].tolist() == [1 + 2**-7, -(1 + 2**-7), 1.0] and np.isinf(o[0, 4])
+    assert o[1, :2].tolist() == [16908288.0, -16908288.0]           # 16843009 = 2^24 + 2^16 + 2^8 + 1
+    assert o[2, 0] == 2.0**60 + 2.0**37 and o[3, 4] == 2.0**60 * (1 + 2**-7)
+    assert o[4, 7] == 1 + 2**-10                                     # f64 -> f16 once: above the tie
