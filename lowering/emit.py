@@ -32,7 +32,8 @@ from .barriers import barrier_sites
 from .bounds import Bounds
 from .errors import LoweringError, Unsupported
 from .kinds import WARP_UNIFORM, expr_kind
-from .ltypes import GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat, value_ir
+from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
+                     value_ir, width)
 from .memory import Addressing, Axis, MemRef, Term
 from .shared import SharedMemory
 
@@ -658,6 +659,11 @@ class KernelEmitter:
         comp = arith_type(join) if join != BOOL else BOOL
         shaped = (lambda t: Run(t, n)) if n else (lambda t: t)
         x = self.to(lhs, shaped(comp)).v
+        if op in SHIFTS and re_.name == "i64" and comp.name != "i64":
+            # an i64 count on a narrower value: clamp it (unsigned, so a negative count stays out
+            # of range) before narrowing, or 2^32 + 1 would shift by 1 (the simulator: by 2^32 + 1)
+            wide = self.to(rhs, re_).v                          # (shifts are scalar-only, §6)
+            rhs = Val(self.ops.llvm("umin", [wide, ir.Constant(wide.type, width(comp))]), re_)
         y = self.to(rhs, shaped(comp)).v
         if op in COMPARISONS:
             return Val(K.compare(self.ops, op, x, y), shaped(BOOL))

@@ -342,7 +342,9 @@ class ScalarEval:
                 x = V.cast(args[0], V.compute_type(out))
                 return V.cast(_FLOAT_MATH[f](x), out)
             if f == "popcount":
-                return V.popcount(V.cast(args[0], V.compute_type(ats[0])))
+                # the bits of the operand's own type (popcount(i8(-1)) is 8, as the lowering
+                # counts), not of its promotion to i32 (README, "Choices")
+                return V.popcount(V.cast(args[0], V.settle(ats[0])))
             if f == "abs":
                 return V.cast(np.abs(V.cast(args[0], V.compute_type(out))), out)
             a, b = _align(*args)

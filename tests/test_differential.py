@@ -305,3 +305,21 @@ def test_conversions_to_bf16_and_from_i64_round_once():
     assert o[1, :2].tolist() == [16908288.0, -16908288.0]           # 16843009 = 2^24 + 2^16 + 2^8 + 1
     assert o[2, 0] == 2.0**60 + 2.0**37 and o[3, 4] == 2.0**60 * (1 + 2**-7)
     assert o[4, 7] == 1 + 2**-10                                     # f64 -> f16 once: above the tie
+
+
+def test_a_shift_by_an_i64_count_and_popcount_of_a_byte():
+    # `a << c` with an i32 `a` and an i64 `c`: the lowering narrowed c first (2^32 + 1 shifted by 1)
+    # where the simulator shifts by the whole count (0); popcount(i8(-1)) was 32 in the simulator
+    # (the i32 promotion) and 8 in the lowering (the byte's own bits, README "Choices")
+    src = k1("  let t = ctx.thread\n  if t < N {\n    let a = X[t]\n    let c = L[t]\n    let b = B[t]\n"
+             "    O[0, t] = a << c\n    O[1, t] = a >> c\n    O[2, t] = popcount(b)\n    O[3, t] = popcount(U[t])\n"
+             "    O[4, t] = popcount(c)\n    O[5, t] = i32(c << a)\n    O[6, t] = i32(c >> a)\n  }",
+             "X: tensor<i32>[N], L: tensor<i64>[N], B: tensor<i8>[N], U: tensor<u8>[N], O: tensor<i32>[7, N]")
+    X = np.array([1, -1, 5, -2**31, 31, 32, 33, -1, 63, 64, 0, 7], np.int32)
+    L = np.array([2**32 + 1, 2**32 + 1, -1, 2**63 - 1, -2**63, 31, 32, 63, 64, 2**33, 5, -7], np.int64)
+    B = np.array([-1, -128, 127, 0, 1, -2, 3, 5, 8, 16, 32, 64], np.int8)
+    U = B.view(np.uint8).copy()
+    sim, low = both(src, {"X": X, "L": L, "B": B, "U": U, "O": np.zeros((7, 12), np.int32)})
+    agree(sim, low)
+    assert sim["O"][0, :2].tolist() == [0, 0] and sim["O"][1, :2].tolist() == [0, -1]
+    assert sim["O"][2].tolist() == sim["O"][3].tolist() == [8, 1, 7, 0, 1, 7, 2, 2, 1, 1, 1, 1]
