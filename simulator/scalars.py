@@ -33,6 +33,7 @@ def elem(t):
 
 class ScalarEval:
     _div_taken = None          # inside a side of `where`: where that side is the one taken
+    _tile_div_taken = None     # the same inside a tile `where`, per element of the tile
 
     # ---------------------------------------------------------------- dispatch
     def ev(self, e):
@@ -122,6 +123,13 @@ class ScalarEval:
             try:
                 zero = zero & np.broadcast_to(_align(zero, self._div_taken)[1], np.shape(zero)) \
                     if np.ndim(zero) else zero & self._div_taken
+            except ValueError:
+                pass                      # shapes that do not line up: check every element
+            if not np.any(zero):
+                return np.where(divisor_zero, np.ones((), b.dtype), b)
+        if self._tile_div_taken is not None and tile:
+            try:
+                zero = np.logical_and(*np.broadcast_arrays(zero, self._tile_div_taken))
             except ValueError:
                 pass                      # shapes that do not line up: check every element
             if not np.any(zero):

@@ -222,7 +222,16 @@ class TileEval:
             ct = V.compute_type(t.elem)
             return V.cast(V.fmax(V.cast(a, ct), V.cast(b, ct)), t.elem)
         if f == "where":
-            c, a, b = (lift(self.tv(x, cidx), rank) for x in e.args)
+            # as for scalars: a division by zero only counts in the elements of the side taken
+            c = lift(self.tv(e.args[0], cidx), rank)
+            saved = self._tile_div_taken
+            try:
+                self._tile_div_taken = _taken_within(saved, np.asarray(c, dtype=bool))
+                a = lift(self.tv(e.args[1], cidx), rank)
+                self._tile_div_taken = _taken_within(saved, ~np.asarray(c, dtype=bool))
+                b = lift(self.tv(e.args[2], cidx), rank)
+            finally:
+                self._tile_div_taken = saved
             return np.where(c, V.cast(a, t.elem), V.cast(b, t.elem))
         prev, self.cur_op = self.cur_op, self.inst.ops.get(id(e)) or self.cur_op
         try:
@@ -230,6 +239,15 @@ class TileEval:
         finally:
             self.cur_op = prev
         return V.cast(BUILTINS[f](t, *args), t.elem)
+
+
+def _taken_within(taken, c):
+    if taken is None:
+        return c
+    try:
+        return np.logical_and(taken, c)
+    except ValueError:
+        return c
 
 
 # ---------------------------------------------------------------- the tile built-ins (§8)

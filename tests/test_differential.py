@@ -323,3 +323,30 @@ def test_a_shift_by_an_i64_count_and_popcount_of_a_byte():
     agree(sim, low)
     assert sim["O"][0, :2].tolist() == [0, 0] and sim["O"][1, :2].tolist() == [0, -1]
     assert sim["O"][2].tolist() == sim["O"][3].tolist() == [8, 1, 7, 0, 1, 7, 2, 2, 1, 1, 1, 1]
+
+
+TILE_DIV = k1("  var i: tile<i32>[4, 32] = I[0 :+ 4, 0 :+ 32]\n  var j: tile<i32>[4, 32] = J[0 :+ 4, 0 :+ 32]\n"
+              "  P[0 :+ 4, 0 :+ 32] = where(j != 0, i / j, 7)\n  P[4 :+ 4, 0 :+ 32] = where(j == 0, 9, i % j)",
+              "I: tensor<i32>[4, 32], J: tensor<i32>[4, 32], P: tensor<i32>[8, 32]", 64)
+
+
+def test_a_tile_where_divides_only_where_it_is_taken():
+    # the simulator checked every element of a tile division for 0 (PH406), the side of the
+    # `where` not taken included, unlike a scalar `where` (README, PH406)
+    r = np.random.default_rng(4)
+    a = {"I": r.integers(-2**31, 2**31 - 1, (4, 32)).astype(np.int32), "J": r.integers(-3, 4, (4, 32)).astype(np.int32),
+         "P": np.zeros((8, 32), np.int32)}
+    a["I"].flat[:4] = -2**31
+    a["J"].flat[:4] = [-1, 0, 1, -1]
+    sim, low = both(TILE_DIV, a)
+    agree(sim, low)
+    assert (sim["P"][:4][a["J"] == 0] == 7).all() and sim["P"][0, 0] == -2**31
+
+
+def test_a_tile_division_by_zero_where_it_is_taken_is_still_reported():
+    from phobos_tools.simulator import DynamicCheckFailed
+    a = {"I": np.ones((4, 32), np.int32), "J": np.ones((4, 32), np.int32), "P": np.zeros((8, 32), np.int32)}
+    a["J"][2, 3] = 0
+    src = TILE_DIV.replace("where(j != 0, i / j, 7)", "where(j != 5, i / j, 7)")
+    with pytest.raises(DynamicCheckFailed, match="PH406"):
+        loads(src, "t.ph").kernel()(**a, grid=(1,))
