@@ -49,6 +49,19 @@ def analyze_program(info: ProgramInfo, diagnostics: list) -> list[KernelAnalysis
     return out
 
 
+def release(analyses: list[KernelAnalysis]) -> None:
+    """Break the reference cycles of the analyses' instance trees (each inlined call's
+    ``parent`` points back at the instance whose ``calls`` hold it), so that reference counting
+    frees a checked file's trees, ASTs and facts at once, without the cyclic collector (which
+    phobos-check keeps off). The analyses must not be used afterwards."""
+    for ka in analyses:
+        kernel = getattr(getattr(ka, "cfg", None), "kernel", None)
+        root = getattr(kernel, "instance", None)
+        if isinstance(root, Instance):
+            for inst in _instances(root):
+                inst.parent = None
+
+
 def _instances(root: Instance):
     stack = [root]
     while stack:

@@ -259,22 +259,26 @@ class Builder:
     def condition(self, cond, preds, inst, parent):
         """Split a condition at short-circuit operators into one node per operand.
         Returns (preds, last node, true exits, false exits)."""
-        def walk(e, preds, parent):
-            if isinstance(e, A.Binary) and e.op in ("&&", "||"):
-                _, last_l, t_l, f_l = walk(e.lhs, preds, parent)
-                if e.op == "&&":
-                    _, last_r, t_r, f_r = walk(e.rhs, t_l, last_l)
-                    return None, last_r, t_r, f_l + f_r
-                _, last_r, t_r, f_r = walk(e.rhs, f_l, last_l)
-                return None, last_r, t_l + t_r, f_r
-            preds = self.inline_calls((e,), preds, inst, parent)
-            n = self.node(COND, e, inst, parent, (e,))
-            self.connect(preds, n)
-            return None, n, [n], [n]
-        _, last, t, f = walk(cond, preds, parent)
+        last, t, f = self._condition_part(cond, preds, inst, parent)
         # the whole condition's value is what guards the branches: record it on the last node
         self.sites[last].whole_condition = cond
         return preds, last, t, f
+
+    def _condition_part(self, e, preds, inst, parent):
+        """(last node, true exits, false exits) of one operand of a split condition. A method,
+        not a recursive closure: a closure that calls itself is a reference cycle, which kept each
+        check's whole CFG alive until the cyclic collector ran (off in phobos-check)."""
+        if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+            last_l, t_l, f_l = self._condition_part(e.lhs, preds, inst, parent)
+            if e.op == "&&":
+                last_r, t_r, f_r = self._condition_part(e.rhs, t_l, inst, last_l)
+                return last_r, t_r, f_l + f_r
+            last_r, t_r, f_r = self._condition_part(e.rhs, f_l, inst, last_l)
+            return last_r, t_l + t_r, f_r
+        preds = self.inline_calls((e,), preds, inst, parent)
+        n = self.node(COND, e, inst, parent, (e,))
+        self.connect(preds, n)
+        return n, [n], [n]
 
     def while_stmt(self, s: A.While, preds, inst, parent) -> list[int]:
         loop = Loop(len(self.loops), "while", s, inst, -1)

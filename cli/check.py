@@ -54,12 +54,24 @@ class FileReport:
     diagnostics: list[Any] = field(default_factory=list)
     kinds: list[dict[str, Any]] = field(default_factory=list)
     analyses: list[Any] = field(default_factory=list)   # analyzer.analysis.KernelAnalysis per kernel
+    _analysed: bool | None = None       # set by release()
 
     @property
     def analysed(self) -> bool:
         """Whether the per-thread analysis ran: it did when it produced kernels, or when nothing
         stopped it (no error at all: a file without kernels). Errors of the front end stop it."""
+        if self._analysed is not None:
+            return self._analysed
         return bool(self.analyses) or not any(d.severity == "error" for d in self.diagnostics)
+
+    def release(self) -> None:
+        """Drop the analyses (CFGs, facts, instances) once the file's own output is written: the
+        summary and the JSON and SARIF documents need only the diagnostics, kinds and text."""
+        self._analysed = self.analysed
+        if self.analyses:
+            from ..analyzer.analysis import release
+            release(self.analyses)
+        self.analyses = []
 
 
 @dataclass
@@ -183,6 +195,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     blocks = _Blocks()
     why_found = 0
     cfg_names: set[str] = set()   # files written by --dump-cfg in this run
+    garbage = _Garbage()
     for path in paths:
         try:
             report = _check_one(analyzer, path, options.defines, options.arch)
@@ -209,6 +222,8 @@ def _check_paths(path_args: list[str], options: Options) -> int:
                 status = max(status, EXIT_INTERNAL)
         if options.dump_cfg is not None:
             status = max(status, _dump_cfgs(report, options.dump_cfg, cfg_names))
+        report.release()
+        garbage.file_done(len(report.text or ""))
 
     if options.format == "json":
         from ..analyzer.diagnostics.json_format import render_json
@@ -223,6 +238,27 @@ def _check_paths(path_args: list[str], options: Options) -> int:
         _print_summary(reports, unreadable)
     sys.stdout.flush()
     return status
+
+
+class _Garbage:
+    """Collects the cycles that checked files leave behind, now and then.
+
+    main() turns the cyclic collector off for the run. A released report (FileReport.release)
+    leaves no cycles behind, so reference counting frees each file's trees; what may still be
+    left in a cycle (the instances of a function no kernel calls, which the CLI never sees) is
+    collected after every ``EVERY_BYTES`` of checked source. Before: a directory of 300 files of
+    1,000 statements grew to 1.4 GB."""
+
+    EVERY_BYTES = 1 << 20
+
+    def __init__(self) -> None:
+        self.pending = 0
+
+    def file_done(self, size: int) -> None:
+        self.pending += size
+        if self.pending >= self.EVERY_BYTES:
+            self.pending = 0
+            gc.collect()
 
 
 def _build_parser() -> argparse.ArgumentParser:
