@@ -118,12 +118,13 @@ class _Reached:
             return [n for n in wanted if mask & bit.get(n, 0)]
         out = []
         nodes = self.nodes
-        while mask:
-            low = mask & -mask
-            n = nodes[low.bit_length() - 1]
+        bits = bin(mask)[:1:-1]            # bit i at index i
+        i = bits.find("1")
+        while i >= 0:
+            n = nodes[i]
             if n in wanted:
                 out.append(n)
-            mask ^= low
+            i = bits.find("1", i + 1)
         return out
 
 
