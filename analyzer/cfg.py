@@ -80,6 +80,16 @@ class KernelCFG:
     # every edge (a, b) -> whether it is a back edge, in the order the edges were first made
     edge_back: dict = field(default_factory=dict)
     _graph: object = field(default=None, repr=False)
+    _while_conditions: frozenset | None = field(default=None, repr=False)
+
+    @property
+    def while_conditions(self) -> frozenset:
+        """The condition nodes that decide a `while` loop (each loop's last), made once: the
+        diagnostics ask per operation, and a scan of all loops each time was quadratic."""
+        got = self._while_conditions
+        if got is None:
+            got = self._while_conditions = frozenset(l.last_cond for l in self.loops if l.kind == "while")
+        return got
 
     def edges(self) -> list:
         """((a, b), back) for every edge, by source node, each source's edges in the order they

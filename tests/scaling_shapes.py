@@ -62,6 +62,14 @@ def varying_returns(n: int) -> str:
     return _HEAD + _TILE + body + "  barrier()\n}\n"
 
 
+def varying_whiles(n: int) -> str:
+    """n `while` loops on a per-lane condition, each with a barrier: n PH301 errors, and each
+    one's label and help looked for its condition among all n loops (n^2)."""
+    body = "".join(f"  var x{j} = 0\n  while x{j} < ctx.lane {{\n    x{j} += 1\n    barrier()\n  }}\n"
+                   for j in range(n))
+    return _HEAD + body + "}\n"
+
+
 def sequential_loops(n: int) -> str:
     """n loops one after the other, each storing per thread."""
     body = "".join(f"  for q{j} in range(0, N) {{\n    O[0, q{j}] = 1.0\n  }}\n" for j in range(n))
@@ -113,6 +121,7 @@ SHAPES = {
     "early_returns": (early_returns, (400, 1600)),
     "early_continues": (early_continues, (400, 1600)),
     "varying_returns": (varying_returns, (400, 1600)),
+    "varying_whiles": (varying_whiles, (500, 2000)),
     "sequential_loops": (sequential_loops, (2000, 8000)),
     "nested_loops": (nested_loops, (120, 480)),
     "else_if_chain": (else_if_chain, (120, 480)),

@@ -8,8 +8,9 @@ from unittest import mock
 
 from analysis_expect import check
 from scaling_shapes import (early_returns, let_doubling, loop_stores_and_reads, stores_in_loops, stores_then_barrier,
-                            varying_returns)
+                            varying_returns, varying_whiles)
 
+from phobos_tools.analyzer import analysis
 from phobos_tools.analyzer.facts import derive, loops, paths
 
 
@@ -123,6 +124,26 @@ def test_varying_returns_in_a_row_make_linearly_many_edges():
         r = check(varying_returns(n))
     assert [d.code for d in r.diagnostics] == ["PH301"] * (n + 1)
     assert sum(made) <= 40 * n, sum(made)          # it was about n^2 (n = 300: 138,747)
+
+
+def test_diagnostics_in_many_while_loops_do_not_each_scan_the_loops():
+    class CountingList(list):
+        iterations = 0
+
+        def __iter__(self):
+            CountingList.iterations += 1
+            return super().__iter__()
+    real = analysis.build_cfg
+
+    def build_cfg(kinfo):
+        cfg = real(kinfo)
+        cfg.loops = CountingList(cfg.loops)
+        return cfg
+    n = 200
+    with mock.patch.object(analysis, "build_cfg", build_cfg):
+        r = check(varying_whiles(n))
+    assert [d.code for d in r.diagnostics] == ["PH301"] * n
+    assert CountingList.iterations <= 10, CountingList.iterations     # it was 2 per diagnostic
 
 
 def test_a_released_check_leaves_no_reference_cycles():

@@ -124,7 +124,8 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             last_reason = reason
         elif tag == "loop_again":
             header = reason[1]
-            whole = next((sites[l.last_cond].whole_condition for l in facts.cfg.loops if l.header == header), None)
+            loop_id = sites[header].loop_header_of
+            whole = sites[facts.cfg.loops[loop_id].last_cond].whole_condition if loop_id is not None else None
             labels.append(Label(getattr(whole, "span", None) or sites[header].ast.span,
                                 f"so later iterations test the loop's condition only in the {who(kind)} still looping"))
             last_reason = reason
@@ -148,18 +149,18 @@ def _left_operand(site) -> bool:
     return site.kind == COND and site.whole_condition is None and not isinstance(site.ast, A.For)
 
 
-def _while_condition(sites, loops, last_reason) -> bool:
-    return last_reason is not None and last_reason[0] == "cond" and loops is not None and any(
-        l.kind == "while" and l.last_cond == last_reason[1] for l in loops)
+def _while_condition(cfg, last_reason) -> bool:
+    return last_reason is not None and last_reason[0] == "cond" and cfg is not None \
+        and last_reason[1] in cfg.while_conditions
 
 
-def reach_label(kind: int, last_reason, sites=None, taken: bool | None = None, loops=None) -> str:
+def reach_label(kind: int, last_reason, sites=None, taken: bool | None = None, cfg=None) -> str:
     """The primary label of an operation reached under non-uniform control (``taken`` False:
     in the `else` of the condition)."""
     w = who(kind)
     if _loop_bounds(sites, last_reason):
         return f"reached only by the {w} whose loop runs this iteration"
-    if _while_condition(sites, loops, last_reason):
+    if _while_condition(cfg, last_reason):
         return f"reached only by the {w} still looping"
     if last_reason is not None and last_reason[0] == "cond" and taken is False:
         return f"reached only by the {w} where the condition fails"
@@ -196,7 +197,7 @@ def control_explanation(facts, op, kind: int) -> tuple[list[Label], str, tuple |
     labels += inlined_steps(op.inst, labels)
     sites = facts.cfg.sites
     taken = dict(sites[op.node].guards).get(last[1]) if last is not None and last[0] == "cond" else None
-    return labels, reach_label(kind, last, sites, taken, facts.cfg.loops), last
+    return labels, reach_label(kind, last, sites, taken, facts.cfg), last
 
 
 def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -> str:
@@ -212,7 +213,7 @@ def control_fix(facts, last_reason, what: str, same: str, in_branch: str = "") -
         return f"move the `{how}` out of per-thread control, or move {what} out of the loop"
     if _loop_bounds(facts.cfg.sites, last_reason):
         return f"move {what} out of the loop, or make the loop's bounds {same}"
-    if _while_condition(facts.cfg.sites, facts.cfg.loops, last_reason):
+    if _while_condition(facts.cfg, last_reason):
         return f"move {what} out of the loop, or make the loop's condition {same}"
     if tag == "loop_again":
         return f"move {what} out of the loop, or make the loop's bounds or condition {same}"
