@@ -89,22 +89,32 @@ class ProgramInfo:
 
 
 class Scope:
-    __slots__ = ("names", "parent", "loop", "function_boundary")
+    """One block's names. Only the innermost scope gains names: an enclosing one is waiting at
+    the statement that opened this one, and a scope is dropped when its block ends. So what a
+    name resolves to outside this scope cannot change while it lives, and is remembered
+    (``_outer``): a name used under 400 nested loops is looked up once per level, not 400
+    levels each time (that was depth x uses)."""
+
+    __slots__ = ("names", "parent", "loop", "function_boundary", "_outer")
 
     def __init__(self, parent: "Scope | None" = None, loop: bool = False, function_boundary: bool = False):
         self.names: dict[str, Binding] = {}
         self.parent = parent
         self.loop = loop
         self.function_boundary = function_boundary
+        self._outer: dict | None = None      # name -> its binding in the enclosing scopes, or None
 
     def lookup(self, name: str) -> Binding | None:
-        s = self
-        while s is not None:
-            b = s.names.get(name)
-            if b is not None:
-                return b
-            s = s.parent
-        return None
+        b = self.names.get(name)
+        if b is not None or self.parent is None:
+            return b
+        outer = self._outer
+        if outer is None:
+            outer = self._outer = {}
+        elif name in outer:
+            return outer[name]
+        b = outer[name] = self.parent.lookup(name)
+        return b
 
     def in_loop(self) -> bool:
         s = self

@@ -7,7 +7,7 @@ from __future__ import annotations
 from unittest import mock
 
 from analysis_expect import check
-from scaling_shapes import (early_returns, let_doubling, loop_stores_and_reads, stores_in_loops, stores_then_barrier,
+from scaling_shapes import (deep_body, early_returns, let_doubling, loop_stores_and_reads, stores_in_loops, stores_then_barrier,
                             varying_returns, varying_whiles)
 
 from phobos_tools.analyzer import analysis
@@ -144,6 +144,42 @@ def test_diagnostics_in_many_while_loops_do_not_each_scan_the_loops():
         r = check(varying_whiles(n))
     assert [d.code for d in r.diagnostics] == ["PH301"] * n
     assert CountingList.iterations <= 10, CountingList.iterations     # it was 2 per diagnostic
+
+
+def test_names_under_deep_nesting_are_looked_up_once_per_level():
+    from phobos_tools.analyzer import sema_model
+
+    class CountingDict(dict):
+        gets = 0
+
+        def get(self, *a):
+            CountingDict.gets += 1
+            return super().get(*a)
+    real_init = sema_model.Scope.__init__
+
+    def init(self, *a, **kw):
+        real_init(self, *a, **kw)
+        self.names = CountingDict()
+    n, depth = 1000, 200
+    with mock.patch.object(sema_model.Scope, "__init__", init):
+        assert check(deep_body(n, depth)).ok
+    assert CountingDict.gets <= 10 * (n + depth), CountingDict.gets     # it was n x 2 depth
+
+
+def test_loops_do_not_each_hold_the_nodes_inside_them():
+    import tracemalloc
+
+    from phobos_tools.analyzer.cfg import build_cfg
+    r = check(deep_body(2000, 100))
+    kinfo = r.semantics.kernels[0]
+    tracemalloc.start()
+    try:
+        cfg = build_cfg(kinfo)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(cfg.sites) > 2000
+    assert peak < 2_000_000, peak           # a set per loop of its nodes: 100 x 2,000 entries
 
 
 def test_a_released_check_leaves_no_reference_cycles():
