@@ -812,6 +812,11 @@ class KernelGen:
         self.no_taint = False
         form = ch.pick([f"u[{a} & 3, {b} & 31] = {{v}}", f"sq[{a} & 7, {b} & 7] = {{v}}",
                         f"s[0, {a} & (BLK - 1)] = {{v}}", f"O[cid, {a} & (N - 1)] = {{v}}"])
+        # a thread may have read the element per thread since the last barrier (`u`, `sq` at any
+        # element, its own of `s`): a warp ahead must not overwrite it before every warp has read
+        # (write after read, which the simulator does not report; the differential phase does)
+        self.emit("barrier()")
+        self.dirty, self.ustored = set(), set()
         self.emit(form.format(v=val))
         buf = form.split("[")[0]
         if self.loops and buf in self.stored:
