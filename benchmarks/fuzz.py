@@ -22,7 +22,7 @@ Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracle
 - ``soundness``: race-free kernels at each of their block sizes: checked; each accepted program built
                  (LLVM and ptxas) once and simulated on random inputs over two grids per block size. A
                  PH301-PH306 dynamic check on an accepted program is a soundness counterexample.
-- ``differential``: race-free kernels the checker accepts, at their smallest block size, run on the same
+- ``differential``: race-free kernels the checker accepts, at one of their block sizes, run on the same
                  random inputs by the simulator and by tests/ir_simt.py on the LLVM module phobos-build
                  emits (two small grids each); every tensor compared, integers bit for bit, floats
                  within the tolerance tests/fuzz_harness.py justifies. A difference, or a race, an

@@ -614,14 +614,14 @@ def _diff_once(module, kinfo, kernel, values, grid, block, max_loop):
 
 def differential(gk, rng, grids: int = 2, block: int | None = None, max_loop: int = 20_000,
                  special_every: int = 3):
-    """Run one race-free ``GenKernel`` (at its smallest block size unless ``block``) with the
-    simulator and with ir_simt on the lowered module: (runs, findings). A kernel the checker
+    """Run one race-free ``GenKernel`` (at one of its block sizes, drawn, unless ``block``) with
+    the simulator and with ir_simt on the lowered module: (runs, findings). A kernel the checker
     rejects, or the lowering does not support, is skipped (one run with status ``skipped``)."""
     from phobos_tools.lowering.errors import Unsupported
     from phobos_tools.lowering.pipeline import build_module
     from phobos_tools.simulator import loads
 
-    blk = block or min(gk.blocks)
+    blk = block or int(rng.choice(gk.blocks))       # several warps too: the barriers matter there
     defines = {"BLK": str(blk)}
     findings: list[Finding] = []
     result, f = check_api(gk.source, defines)
