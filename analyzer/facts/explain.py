@@ -137,6 +137,111 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
     return labels, last_reason
 
 
+def _is_ctx(e, field: str) -> bool:
+    return isinstance(e, A.CtxPath) and e.path == (field,)
+
+
+def _int(e) -> int | None:
+    return e.value if isinstance(e, A.IntLit) else None
+
+
+def _warp_form(e) -> str | None:
+    """The `ctx.warp` spelling of a warp index or warp test written through `ctx.thread`
+    (`ctx.thread / 32`, `ctx.thread >> 5`, `ctx.thread < 64`, ...), or None."""
+    if not isinstance(e, A.Binary):
+        return None
+    lhs, rhs, op = e.lhs, e.rhs, e.op
+    if op in (">", ">=", "<", "<=") and _is_ctx(rhs, "thread") and not _is_ctx(lhs, "thread"):
+        lhs, rhs, op = rhs, lhs, {">": "<", ">=": "<=", "<": ">", "<=": ">="}[op]
+    if not _is_ctx(lhs, "thread"):
+        return None
+    c = _int(rhs)
+    if op == "/" and (_is_ctx(rhs, "lanes") or c == 32):
+        return "ctx.warp"
+    if op == "/" and c is not None and c > 0 and c % 32 == 0:
+        return f"ctx.warp / {c // 32}"
+    if op == ">>" and c == 5:
+        return "ctx.warp"
+    if op == ">>" and c is not None and 5 < c < 32:
+        return f"ctx.warp >> {c - 5}"
+    if c is None or c <= 0:
+        return None
+    if op in ("<", ">=") and c % 32 == 0:
+        return "ctx.warp == 0" if (op, c) == ("<", 32) else f"ctx.warp {op} {c // 32}"
+    if op in ("<=", ">") and (c + 1) % 32 == 0:
+        return "ctx.warp == 0" if (op, c) == ("<=", 31) else f"ctx.warp {op} {(c + 1) // 32 - 1}"
+    return None
+
+
+def _subexprs(e):
+    stack = [e]
+    while stack:
+        e = stack.pop()
+        yield e
+        for name in getattr(e, "__dataclass_fields__", ()):
+            v = getattr(e, name)
+            if isinstance(v, tuple):
+                stack.extend(x for x in v if hasattr(x, "__dataclass_fields__"))
+            elif hasattr(v, "__dataclass_fields__") and not isinstance(v, (A.TypeExpr,)):
+                stack.append(v)
+
+
+def warp_index_note(facts, key) -> str | None:
+    """A note for a chain that makes a value per warp out of `ctx.thread` (`ctx.thread / 32`,
+    `ctx.thread < 32`): the rules judge it by `ctx.thread`, so it differs between lanes; the same
+    value written with `ctx.warp` is warp-uniform."""
+    values = facts.values
+    for _node, reason in facts.derived.chain(key):
+        if reason is None or reason[0] not in ("init", "bound", "cond", "guard"):
+            continue
+        v = reason[1] if reason[0] == "guard" else reason[2]
+        expr = getattr(values[v], "expr", None) if isinstance(v, int) else None
+        if expr is None:
+            continue
+        for sub in _subexprs(expr):
+            form = _warp_form(sub)
+            if form is not None:
+                return (f"`{_text(sub)}` is the same in every lane of a warp, but the rules judge an expression "
+                        f"by its most varying operand, `ctx.thread`; write it as `{form}`, which is warp-uniform")
+    return None
+
+
+def var_reuse_note(facts, key) -> str | None:
+    """A note for a chain through a `var` that is also assigned a less varying value elsewhere:
+    a `var` has one kind for the whole kernel (LANGUAGE §9.1), which surprises code that reuses
+    one `var` for a per-thread value and later for a uniform one."""
+    derived = facts.derived
+    sites = facts.cfg.sites
+    for _node, reason in derived.chain(key):
+        if reason is None or reason[0] not in ("init", "assigned_under"):
+            continue
+        b = reason[1]
+        if b.kind != "var":
+            continue
+        kind = derived.of(("b", b.uid))
+        here = reason[2] if reason[0] == "init" else None
+        calmer = [(sites[node].ast.span, derived.of(("v", v))) for b2, v, node in facts.var_assign
+                  if b2.uid == b.uid and v != here and v is not None and derived.of(("v", v)) < kind
+                  and derived.of(("c", node)) < kind]
+        if not calmer:
+            return None
+        sp, k = min(calmer)
+        word = "uniform" if k == UNIFORM else "warp-uniform"
+        return (f"`{b.name}` is a `var`, so it has one kind for the whole kernel, the most varying of all "
+                f"its assignments (LANGUAGE §9.1): assigning it a {word} value at {sp.line}:{sp.column} "
+                f"does not make it {word} there; give that value a `let` of its own")
+    return None
+
+
+def chain_notes(facts, key, lane_level: bool = False) -> list[str]:
+    """The notes that go with the chain of ``key``: a reused `var`, and (for rules that need
+    warp-uniform values, ``lane_level``) a warp index written through `ctx.thread`."""
+    notes = [var_reuse_note(facts, key)]
+    if lane_level:
+        notes.append(warp_index_note(facts, key))
+    return [n for n in notes if n]
+
+
 def _loop_bounds(sites, last_reason) -> bool:
     """The control comes from a `for` loop's bounds (a trip count that differs)."""
     return last_reason is not None and last_reason[0] == "cond" and sites is not None \
@@ -245,3 +350,43 @@ def element_read(op) -> str | None:
     if isinstance(e, A.Call) and (e.func in ATOMICS or e.func == "load_acquire") and e.args:
         return _text(e.args[0])
     return None
+
+
+ONCE_PER_CTA = set(ATOMICS) | {"load_acquire", "store_release"}
+
+
+def _call_of(op):
+    """The atomic, acquire or release call ``op`` stands for."""
+    stack = [op.ast]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, A.Call) and e.func == op.name and e.args:
+            return e
+        for f in getattr(e, "__dataclass_fields__", ()):
+            v = getattr(e, f)
+            stack.extend(x for x in (v if isinstance(v, tuple) else (v,)) if hasattr(x, "__dataclass_fields__"))
+    return None
+
+
+def _inside(inner, outer) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
+
+
+def once_per_cta_fix(op, expr) -> str:
+    """Help for an atomic, acquire or release given per-thread operands: it is not a per-thread
+    atomic (LANGUAGE §8, "Once-per-CTA operations")."""
+    once = f"`{op.name}` runs once per CTA, by one thread, not once per thread"
+    call = _call_of(op)
+    if call is None or _inside(expr.span, call.args[0].span):
+        if op.name not in ATOMICS:
+            return f"{once}: give it an element the whole CTA agrees on (`ctx.block`, parameters, constants)"
+        return (f"{once}: give it an element the whole CTA agrees on; to count per-thread values "
+                "(a histogram), total each element's share first, e.g. for each bin `b`: "
+                "`atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`")
+    if op.name in ("atomic_add", "atomic_max", "atomic_min"):
+        fold = "sum" if op.name == "atomic_add" else op.name.removeprefix("atomic_")
+        return (f"{once}: combine the threads' values first: "
+                f"`{op.name}({_text(call.args[0])}, {fold}<over ctx.thread>({_text(expr)}))`")
+    return (f"{once}: give it a value the whole CTA agrees on (`ctx.block`, parameters, constants, "
+            "or a CTA collective `op<over ctx.thread>(..)`)")

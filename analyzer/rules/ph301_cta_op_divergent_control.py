@@ -32,7 +32,7 @@ or make the condition uniform, built from `ctx.block`, parameters and loads at u
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation, control_fix
+from ..facts.explain import chain_notes, control_explanation, control_fix
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -56,7 +56,8 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, last = control_explanation(facts, op, kind)
+    notes = chain_notes(facts, ("o", op.id))
     fix = control_fix(facts, last, f"`{op.name}`", "uniform")
     return Diagnostic(RULE.code, f"`{op.name}` runs once per CTA, so every thread must reach it", op.span,
                       label=label, chain=labels, help=fix,
-                      spec=SpecRef(SPEC_PAGE, RULE.section))
+                      notes=notes, spec=SpecRef(SPEC_PAGE, RULE.section))

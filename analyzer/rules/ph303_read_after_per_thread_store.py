@@ -34,7 +34,7 @@ what it stored itself, and a point read of another thread's store is outside thi
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
-from ..facts.explain import chain_labels, element_read, inlined_steps, parameter_of, written_name
+from ..facts.explain import chain_notes, chain_labels, element_read, inlined_steps, parameter_of, written_name
 from ..facts.schema import VARYING
 from .registry import SPEC_PAGE, Rule
 
@@ -77,7 +77,7 @@ def diagnose(match) -> Diagnostic:
     written = written_name(store.target)
     as_written = f"`{written}` (that is `{stored}`)" if written and written != stored else f"`{stored}`"
     labels.append(Label(store.span, f"each thread stores to {as_written} here, {what} differs between {between}"))
-    notes = []
+    notes = chain_notes(facts, key)
     if name != stored:
         param = parameter_of(op.inst, name)
         sp = op.inst.call_span

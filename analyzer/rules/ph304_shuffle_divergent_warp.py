@@ -28,7 +28,7 @@ the result afterwards with `where`, or make the condition the same across the wa
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation, control_fix
+from ..facts.explain import chain_notes, control_explanation, control_fix
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -44,7 +44,8 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, last = control_explanation(facts, op, kind)
+    notes = chain_notes(facts, ("o", op.id), lane_level=True)
     return Diagnostic(RULE.code, f"`{op.name}` needs every lane of the warp, but control differs between lanes", op.span,
                       label=label, chain=labels,
                       help=control_fix(facts, last, "the shuffle", "warp-uniform", " and select its result with `where`"),
-                      spec=SpecRef(SPEC_PAGE, RULE.section))
+                      notes=notes, spec=SpecRef(SPEC_PAGE, RULE.section))

@@ -25,7 +25,7 @@ the collective outside it: `let s = sum<over ctx.lane>(where(ctx.lane < 16, x, 0
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation, control_fix
+from ..facts.explain import chain_notes, control_explanation, control_fix
 from ..facts.schema import VARYING
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -41,8 +41,9 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, last = control_explanation(facts, op, kind)
+    notes = chain_notes(facts, ("o", op.id), lane_level=True)
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.lane>` needs every lane of the warp, but control differs between lanes", op.span,
                       label=label, chain=labels,
                       help=control_fix(facts, last, "the collective", "warp-uniform", ", giving lanes without a value a neutral one (0 for sum)"),
-                      spec=SpecRef(SPEC_PAGE, RULE.section))
+                      notes=notes, spec=SpecRef(SPEC_PAGE, RULE.section))

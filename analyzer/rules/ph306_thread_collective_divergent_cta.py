@@ -26,7 +26,7 @@ value a neutral one, then use its result where needed.
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import control_explanation, control_fix
+from ..facts.explain import chain_notes, control_explanation, control_fix
 from ..ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
@@ -41,8 +41,9 @@ def query(facts):
 def diagnose(match) -> Diagnostic:
     facts, op, kind = match
     labels, label, last = control_explanation(facts, op, kind)
+    notes = chain_notes(facts, ("o", op.id))
     head = op.name.split("<", 1)[0]
     return Diagnostic(RULE.code, f"`{head}<over ctx.thread>` needs every thread of the CTA, but control differs between threads", op.span,
                       label=label, chain=labels,
                       help=control_fix(facts, last, "the collective", "uniform", ", giving the other threads a neutral value"),
-                      spec=SpecRef(SPEC_PAGE, RULE.section))
+                      notes=notes, spec=SpecRef(SPEC_PAGE, RULE.section))
