@@ -7,7 +7,7 @@ from .builtins import (BUILTINS, COLLECTIVE_OPS)
 from .constants import affine, constant_of
 from .ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
 from .sema_builtins import CALLS as _CALLS
-from .sema_helpers import _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
+from .sema_helpers import CUDA_NAMES, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
 from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -28,8 +28,8 @@ class ExpressionChecks:
             elif n.id in self.functions or n.id in BUILTINS:
                 self.error("PH101", f"`{n.id}` is a function: call it", n.span)
             else:
-                hint = None
-                if self.suggestions_left > 0:
+                hint = cuda_hint(n.id, CUDA_NAMES)
+                if hint is None and self.suggestions_left > 0:
                     self.suggestions_left -= 1
                     hint = _did_you_mean(n.id, self.scope)
                 self.error("PH101", f"`{n.id}` is not declared", n.span, label="unknown name", help=hint)
@@ -81,7 +81,7 @@ class ExpressionChecks:
                 if not literal_fits(node.value, target):
                     shown = source_of(node) if len(node.text) <= 24 else node.text[:20] + "..."
                     self.error("PH104", f"literal {shown} does not fit in {target}", node.span,
-                               label="out of range")
+                               label="out of range", help=_literal_help(node, target))
             elif isinstance(node, A.Unary):
                 stack.append(node.operand)
             elif isinstance(node, A.Binary):
@@ -130,6 +130,8 @@ class ExpressionChecks:
 
     def e_Member(self, e: A.Member, run_ctx) -> Type:
         self.expr(e.value)
+        if isinstance(e.value, A.Name) and self.scope.lookup(e.value.id) is None and e.value.id != "ctx":
+            return ERROR                      # the unknown name is the error (`blockIdx.x`: PH101)
         self.error("PH108", f"only `ctx` has fields; `.{e.attr}` cannot follow `{source_of(e.value)}`", e.span)
         return ERROR
 
@@ -543,3 +545,16 @@ class ExpressionChecks:
             return ERROR
         return handler(self, e, run_ctx)
 
+
+def _literal_help(node, target: Scalar) -> str | None:
+    """How to write an integer literal that does not fit `i32`: a 32-bit pattern (a hash
+    constant such as `0x85ebca6b`) as the `i32` it wraps to, anything else in `i64`."""
+    if not isinstance(node, A.IntLit) or target.name != "i32":
+        return None
+    v, text = node.value, source_of(node)
+    if 2**31 <= v < 2**32:
+        return (f"there is no unsigned 32-bit type: for this bit pattern write `{v - 2**32}` or "
+                f"`i32(i64({text}))`, which wraps to it")
+    if -2**63 <= v < 2**63:
+        return f"compute in `i64`: `i64({text})`"
+    return None

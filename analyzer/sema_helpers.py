@@ -190,6 +190,9 @@ def _if_returns(s: A.If) -> bool:
 
 
 def _did_you_mean(name: str, scope: Scope) -> str | None:
+    hint = cuda_hint(name, CUDA_NAMES)
+    if hint is not None:
+        return hint
     import difflib
     names = set()
     s = scope
@@ -200,7 +203,47 @@ def _did_you_mean(name: str, scope: Scope) -> str | None:
     return f"did you mean `{close[0]}`?" if close else None
 
 
+# CUDA C++ spellings people write out of habit, and what Phobos says instead (LANGUAGE §4, §8)
+CUDA_NAMES = {
+    "threadIdx": "`ctx.thread` (a CTA is one-dimensional; `ctx.lane` and `ctx.warp` split it by warp)",
+    "blockIdx": "`ctx.block.x` (`.y`, `.z`)",
+    "blockDim": "`ctx.threads` (the `@launch` count)",
+    "gridDim": "`ctx.blocks.x` (`.y`, `.z`)",
+    "warpSize": "`ctx.lanes`",
+}
+CUDA_FUNCTIONS = {
+    "__syncthreads": "`barrier()`",
+    "__syncwarp": "nothing: shuffles and lane collectives need the whole warp and synchronize it",
+    "__shfl_sync": "`shfl<idx E>(v)`",
+    "__shfl_xor_sync": "`shfl<xor E>(v)`",
+    "__shfl_up_sync": "`shfl<up E>(v)`",
+    "__shfl_down_sync": "`shfl<down E>(v)`",
+    "__reduce_add_sync": "`sum<over ctx.lane>(v)`",
+    "__any_sync": "`any<over ctx.lane>(c)`",
+    "__all_sync": "`all<over ctx.lane>(c)`",
+    "atomicAdd": "`atomic_add(A[i], v)` (it runs once per CTA, not once per thread)",
+    "atomicMax": "`atomic_max(A[i], v)` (it runs once per CTA, not once per thread)",
+    "atomicMin": "`atomic_min(A[i], v)` (it runs once per CTA, not once per thread)",
+    "atomicCAS": "`atomic_cas(A[i], expected, v)` (it runs once per CTA, not once per thread)",
+    "expf": "`exp(x)`", "__expf": "`exp(x)`", "logf": "`log(x)`", "__logf": "`log(x)`",
+    "sqrtf": "`sqrt(x)`", "tanhf": "`tanh(x)`", "fabsf": "`abs(x)`", "fabs": "`abs(x)`",
+    "fmaxf": "`max(a, b)`", "fminf": "`min(a, b)`", "powf": "`pow(a, b)`", "__popc": "`popcount(x)`",
+    "rintf": "`round(x)`",
+}
+
+
+def cuda_hint(name: str, table: dict) -> str | None:
+    said = table.get(name)
+    if said is None:
+        return None
+    return f"`{name}` is CUDA's; Phobos has {said}" if said.startswith("nothing") else \
+        f"`{name}` is CUDA's; in Phobos write {said}"
+
+
 def _did_you_mean_fn(name: str, functions) -> str | None:
+    hint = cuda_hint(name, CUDA_FUNCTIONS)
+    if hint is not None:
+        return hint
     import difflib
     close = difflib.get_close_matches(name, sorted(set(functions) | BUILTINS | set(SCALARS)), n=1)
     return f"did you mean `{close[0]}`?" if close else None

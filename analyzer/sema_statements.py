@@ -9,7 +9,7 @@ from .builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
 from .ops import ASSIGN, STORE, OpClass, OpInfo
 from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _is_tile_call, _tile_reads, _broadcast_scalars
-from .sema_model import Scope
+from .sema_model import Binding, Scope
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, INT_LIT, VOID, ErrorType, Run, Scalar, Tensor, Tile, Type,
@@ -136,13 +136,19 @@ class StatementChecks:
             return declared
         return declared
 
-    def type_mismatch(self, want: Scalar, got: Scalar, node) -> None:
+    def type_mismatch(self, want: Scalar, got: Scalar, node, var=None) -> None:
         if got.is_weak and want.is_numeric and not assignable(got, want):
             self.error("PH105", f"a float literal cannot become {want}", node.span,
                        label="float literal", help=f"write an integer, or convert: `{want}({source_of(node)})`")
             return
-        self.error("PH105", f"expected {want}, found {got}", node.span, label=f"this is {got}",
-                   help=f"convert it: `{want}({source_of(node)})`" if want.is_numeric and got.is_numeric else None)
+        help_ = f"convert it: `{want}({source_of(node)})`" if want.is_numeric and got.is_numeric else None
+        init = getattr(getattr(var, "node", None), "value", None)
+        if isinstance(var, Binding) and isinstance(var.node, A.Var) and var.node.type is None \
+                and isinstance(init, A.IntLit) and got.is_float and not want.is_float:
+            # `var acc = 0` then `acc += x` with a float x: the literal made `acc` an integer
+            help_ = (f"`{var.name}` is {want} because its initializer `{init.text}` is an integer literal; "
+                     f"to keep {got} values in it, declare it `var {var.name}: {got} = {float(init.value)!r}`")
+        self.error("PH105", f"expected {want}, found {got}", node.span, label=f"this is {got}", help=help_)
 
     def stmt_Assign(self, s: A.Assign) -> None:
         target = s.target
@@ -185,7 +191,7 @@ class StatementChecks:
                 if not isinstance(rt, Scalar):
                     self.error("PH105", f"`{b.name}` is {tt}, but the value is a {_describe(rt)}", s.value.span)
                 elif not assignable(rt, tt):
-                    self.type_mismatch(tt, rt, s.value)
+                    self.type_mismatch(tt, rt, s.value, var=b)
                 else:
                     self.settle_expr(s.value, tt if not binop else settle(rt) if rt.is_weak else rt)
                 self.inst.ops[id(s)] = OpInfo(OpClass.PER_THREAD, ASSIGN, s.span)

@@ -22,7 +22,8 @@ from lark.parse_tree_builder import ExpandSingleChild
 
 from ..diagnostics.model import Diagnostic, Span
 from . import ast as A
-from .tokens import LexStats, Tok, generic_parts, int_value, tokenize
+from ..builtins import BUILTINS
+from .tokens import GENERIC_MODES, LexStats, Tok, generic_parts, int_value, tokenize
 
 
 
@@ -490,6 +491,12 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
     else:
         span = _tok_span(tok)
         found = _describe(tok)
+    twice = _increment(tokens, tok)
+    if twice is not None:
+        return twice
+    typo = _generic_without_space(tokens, tok)
+    if typo is not None:
+        return typo
     if tok.type in _CMP and not (expected & _CMP) and _follows_comparison(tokens, tok):
         return Diagnostic("PH010", "comparison operators cannot be chained", span,
                           label="a second comparison", help="parenthesize one side, as in `(a < b) == c`")
@@ -499,6 +506,44 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
                               label="the file ends here")
     return Diagnostic("PH005", f"expected {_expected_text(expected)}, found {found}", span,
                       label="unexpected here")
+
+
+def _increment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """`i++` or `i--` (C's increment), which reads as `i + +..` and fails at or after the
+    second sign."""
+    end = tok.index if tok.type != "$END" else len(tokens)
+    for j in (end, end - 1):
+        if j < 1 or j >= len(tokens) or tokens[j].type not in ("PLUS", "MINUS"):
+            continue
+        a, b = tokens[j - 1], tokens[j]
+        if a.type == b.type and a.line == b.line and a.end_column == b.column:
+            name = tokens[j - 2].value if j >= 2 and tokens[j - 2].type == "NAME" else "x"
+            return Diagnostic("PH005", f"Phobos has no `{b.value * 2}`", _span(a, b), label="not an operator",
+                              help=f"write `{name} {b.value}= 1`")
+    return None
+
+
+def _generic_without_space(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """A generic call whose mode runs into its operand (`shfl<xor1>(v)`, `sum<overctx.lane>`):
+    the lexer sees the name `xor1`, and the parse fails later, usually as a chained comparison."""
+    for i in range(tok.index - 1, 0, -1):
+        t = tokens[i]
+        if t.type in ("SEMI", "LBRACE", "RBRACE"):
+            return None
+        head, lt = tokens[i - 1], tokens[i] if i < len(tokens) else None
+        if lt.type != "LT" or head.type != "NAME" or head.value not in BUILTINS or i + 1 >= len(tokens):
+            continue
+        word = tokens[i + 1]
+        if word.type != "NAME" or head.line != lt.line or head.end_column != lt.column:
+            continue
+        mode = next((m for m in GENERIC_MODES if word.value.startswith(m) and len(word.value) > len(m)), None)
+        if mode is None:
+            continue
+        rest = word.value[len(mode):]
+        return Diagnostic("PH005", f"`{head.value}<{word.value}` is not a generic call: `{mode}` needs a space "
+                                   "before its operand", _tok_span(word), label=f"read as the name `{word.value}`",
+                          help=f"write `{head.value}<{mode} {rest}`")
+    return None
 
 
 def _follows_comparison(tokens: list[Tok], tok: Tok) -> bool:

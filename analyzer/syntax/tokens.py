@@ -225,7 +225,18 @@ def _bad_characters(text, start, stop, line, line_start, errors):
     col = start - line_start + 1
     shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
     errors.append(Diagnostic("PH003", f"unexpected character {shown}", Span(line, col, line, col + 1),
-                             label="no token starts with this character"))
+                             label="no token starts with this character", help=_CHARACTER_HELP.get(ch)))
+
+
+# what a character that no token starts with usually meant (C, CUDA and Python habits)
+_CHARACTER_HELP = {
+    "?": "Phobos has no `c ? a : b`: write `where(c, a, b)`",
+    "#": "comments start with `//`; there is no preprocessor (bind constants with `-D NAME=value`)",
+    "'": "there are no character or string literals",
+    '"': "there are no character or string literals",
+    "$": "names are letters, digits and `_`",
+    "\\": "a line ends a statement unless it is inside `(` `)` or `[` `]`: no `\\` is needed",
+}
 
 
 def _bad_number(value, line, col, end_col, errors):

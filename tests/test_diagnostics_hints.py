@@ -1,0 +1,214 @@
+"""Hints for the mistakes a programmer coming from CUDA makes first: each diagnostic below must
+say what to write instead, and nothing else may change (the code, the location, the number of
+errors). Found by writing kernels the way a CUDA user would (warp indices through `ctx.thread`, a
+per-thread histogram with `atomic_add`, one `var` reused, `var acc = 0` for a float sum, 32-bit hash
+constants, `threadIdx.x`, `i++`, `?:`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from phobos_tools.analyzer import check_source
+
+
+def errors(src: str):
+    return [d for d in check_source(src, "t.ph").diagnostics if d.severity == "error"]
+
+
+def only(src: str, code: str):
+    errs = errors(src)
+    assert [d.code for d in errs] == [code], [(d.code, d.message) for d in errs]
+    return errs[0]
+
+
+LANE_SUM = """@launch(128)
+kernel k(X: tensor<f32>[1, 128], O: tensor<f32>[1, 4]) {{
+  {pre}
+  if {cond} {{
+    let t = sum<over ctx.lane>(X[0, ctx.thread])
+    O[0, 0] = t
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("pre, cond, form", [
+    ("", "ctx.thread < 32", "ctx.warp == 0"),
+    ("", "ctx.thread >= 64", "ctx.warp >= 2"),
+    ("", "96 > ctx.thread", "ctx.warp < 3"),
+    ("", "ctx.thread <= 63", "ctx.warp <= 1"),
+    ("", "ctx.thread > 31", "ctx.warp > 0"),
+    ("let w = ctx.thread / 32", "w == 1", "`ctx.warp`"),
+    ("let w = ctx.thread / 64", "w == 1", "ctx.warp / 2"),
+    ("let w = ctx.thread >> 5", "w == 1", "`ctx.warp`"),
+    ("let w = ctx.thread / ctx.lanes", "w == 1", "`ctx.warp`"),
+])
+def test_a_warp_index_through_ctx_thread_points_to_ctx_warp(pre, cond, form):
+    d = only(LANE_SUM.format(pre=pre, cond=cond), "PH305")
+    assert any(form in n and "most varying operand" in n for n in d.notes), d.notes
+
+
+@pytest.mark.parametrize("pre, cond", [("", "ctx.lane < 16"), ("", "ctx.thread < 16"),
+                                       ("let w = ctx.thread / 16", "w == 1")])
+def test_no_warp_hint_where_the_value_really_differs_within_a_warp(pre, cond):
+    d = only(LANE_SUM.format(pre=pre, cond=cond), "PH305")
+    assert not any("ctx.warp" in n for n in d.notes), d.notes
+
+
+def test_the_shuffle_rule_gives_the_warp_hint_too():
+    src = """@launch(64)
+kernel k(X: tensor<f32>[64], O: tensor<f32>[64]) {
+  var v = X[ctx.thread]
+  if ctx.thread < 32 {
+    v = shfl<xor 1>(v)
+  }
+  O[ctx.thread] = v
+}
+"""
+    d = only(src, "PH304")
+    assert any("ctx.warp == 0" in n for n in d.notes)
+
+
+ATOMICS = """@launch(256)
+kernel h(X: tensor<i32>[N], H: tensor<i32>[16], Y: tensor<f32>[N], S: tensor<f32>[4]) {
+  let i = ctx.block.x * ctx.threads + ctx.thread
+  STMT
+}
+"""
+
+
+@pytest.mark.parametrize("stmt, want, not_want", [
+    ("atomic_add(H[X[i]], 1)", "`atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`", None),
+    ("atomic_add(S[0], Y[i])", "`atomic_add(S[0], sum<over ctx.thread>(Y[i]))`", "histogram"),
+    ("atomic_max(H[1], X[i])", "`atomic_max(H[1], max<over ctx.thread>(X[i]))`", "histogram"),
+    ("let f = load_acquire(H[i % 16])", "an element the whole CTA agrees on", "histogram"),
+    ("let c = atomic_cas(H[0], 0, i)", "a value the whole CTA agrees on", "histogram"),
+])
+def test_atomics_with_per_thread_operands_explain_once_per_cta(stmt, want, not_want):
+    d = only(ATOMICS.replace("STMT", stmt), "PH302")
+    assert "runs once per CTA, by one thread, not once per thread" in d.help
+    assert want in d.help, d.help
+    assert not_want is None or not_want not in d.help
+
+
+def test_a_reused_var_says_it_has_one_kind_for_the_whole_kernel():
+    src = """@launch(128)
+kernel reuse(X: tensor<f32>[128], Y: tensor<f32>[128], iters: i32) {
+  var n = ctx.thread % 4
+  Y[ctx.thread] = X[ctx.thread] * f32(n)
+  n = iters
+  for it in range(0, n) {
+    barrier()
+  }
+}
+"""
+    d = only(src, "PH301")
+    assert any("LANGUAGE §9.1" in n and "5:3" in n and "`let` of its own" in n for n in d.notes), d.notes
+
+
+def test_no_reuse_note_when_every_assignment_differs_between_threads():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[128], Y: tensor<f32>[128]) {
+  var n = ctx.thread % 4
+  n = ctx.thread % 3
+  for it in range(0, n) {
+    barrier()
+  }
+}
+"""
+    d = only(src, "PH301")
+    assert not any("§9.1" in n for n in d.notes)
+
+
+def test_an_integer_accumulator_of_floats_suggests_a_float_var():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[N], Y: tensor<f32>[N]) {
+  var acc = 0
+  for i in range(0, N) {
+    acc += X[i]
+  }
+}
+"""
+    d = only(src, "PH105")
+    assert "`var acc: f32 = 0.0`" in d.help, d.help
+
+
+def test_a_typed_integer_var_keeps_the_conversion_help():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[N]) {
+  var acc: i32 = 0
+  acc = X[0]
+}
+"""
+    assert only(src, "PH105").help == "convert it: `i32(X[0])`"
+
+
+@pytest.mark.parametrize("expr, want", [
+    ("A[ctx.lane] * i32(0x85ebca6b)", "write `-2048144789` or `i32(i64(0x85ebca6b))`"),
+    ("A[ctx.lane] ^ 0x85ebca6b", "`-2048144789`"),
+    ("A[ctx.lane] + 5000000000", "compute in `i64`: `i64(5000000000)`"),
+])
+def test_an_out_of_range_i32_literal_says_how_to_write_it(expr, want):
+    src = f"@launch(32)\nkernel k(A: tensor<i32>[32], O: tensor<i32>[32]) {{\n  O[ctx.lane] = {expr}\n}}\n"
+    d = only(src, "PH104")
+    assert want in d.help, d.help
+
+
+def test_the_wrapping_spelling_the_help_suggests_is_accepted():
+    src = "@launch(32)\nkernel k(A: tensor<i32>[32], O: tensor<i32>[32]) {\n  O[ctx.lane] = A[ctx.lane] * i32(i64(0x85ebca6b))\n}\n"
+    assert errors(src) == []
+
+
+@pytest.mark.parametrize("call, word, fix", [
+    ("shfl<xor1>(v)", "xor1", "shfl<xor 1"),
+    ("shfl<idx0>(v)", "idx0", "shfl<idx 0"),
+    ("sum<overctx.lane>(v)", "overctx", "sum<over ctx"),
+])
+def test_a_generic_call_without_its_space_is_named_as_such(call, word, fix):
+    src = f"@launch(32)\nkernel k(A: tensor<f32>[32], O: tensor<f32>[32]) {{\n  let v = A[ctx.lane]\n  O[ctx.lane] = {call}\n}}\n"
+    d = only(src, "PH005")
+    assert f"`{word}`" in d.label and fix in d.help and "chained" not in d.message
+    assert (d.span.line, d.span.column) == (4, len("  O[ctx.lane] = ") + call.index(word) + 1)
+
+
+def test_cuda_builtin_names_give_one_error_each_with_the_phobos_spelling():
+    src = """@launch(128)
+kernel k(X: tensor<f32>[N]) {
+  let i = blockIdx.x * blockDim.x + threadIdx.x
+  __syncthreads()
+}
+"""
+    errs = errors(src)
+    assert [(d.code, d.span.column) for d in errs] == [("PH101", 11), ("PH101", 24), ("PH101", 37), ("PH109", 3)]
+    helps = [d.help for d in errs]
+    assert "`ctx.block.x`" in helps[0] and "`ctx.threads`" in helps[1] and "`ctx.thread`" in helps[2]
+    assert "`barrier()`" in helps[3]
+
+
+def test_an_unknown_name_with_a_field_is_one_error():
+    src = "@launch(32)\nkernel k(O: tensor<f32>[32]) {\n  O[ctx.lane] = foo.x\n}\n"
+    assert [d.code for d in errors(src)] == ["PH101"]
+
+
+@pytest.mark.parametrize("stmt, op, fix", [("i++", "++", "`i += 1`"), ("i--", "--", "`i -= 1`")])
+def test_increment_operators_say_what_to_write(stmt, op, fix):
+    src = f"@launch(32)\nkernel k() {{\n  var i = 0\n  {stmt}\n}}\n"
+    d = only(src, "PH005")
+    assert d.message == f"Phobos has no `{op}`" and fix in d.help and (d.span.line, d.span.column) == (4, 4)
+
+
+def test_a_decrement_inside_a_block_is_found_too():
+    src = "@launch(32)\nkernel k() {\n  var i = 0\n  for j in range(0, 4) { i-- }\n}\n"
+    d = only(src, "PH005")
+    assert "`i -= 1`" in d.help
+
+
+def test_spaced_minus_signs_are_still_arithmetic():
+    src = "@launch(32)\nkernel k(O: tensor<i32>[32]) {\n  let i = 3\n  O[ctx.lane] = i - -1 + i--1\n}\n"
+    assert errors(src) == []
+
+
+def test_the_conditional_operator_points_to_where():
+    src = "@launch(32)\nkernel k(A: tensor<f32>[32]) {\n  A[ctx.lane] = A[ctx.lane] > 0.0 ? 1.0 : 0.0\n}\n"
+    d = errors(src)[0]
+    assert d.code == "PH003" and "`where(c, a, b)`" in d.help
