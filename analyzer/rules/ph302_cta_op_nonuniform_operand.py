@@ -23,7 +23,11 @@ Example (rejected):
 
 Fix: build the operand from uniform values (`ctx.block`, parameters, constants, loads at
 uniform addresses). A thread that wants its own element reads it with a point subscript,
-`A[0, ctx.lane]`, a scalar load that runs anywhere.
+`A[0, ctx.lane]`, a scalar load that runs anywhere. An atomic is not CUDA's per-thread atomic:
+it runs once per CTA (LANGUAGE §8, "Once-per-CTA operations"), so combine the threads' values
+with a CTA collective first, `atomic_add(S[0], sum<over ctx.thread>(v))`; a histogram totals
+each bin's share the same way, `atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`
+for each bin `b` in a loop.
 """
 
 from __future__ import annotations
