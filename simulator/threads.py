@@ -89,8 +89,7 @@ class ThreadOps:
             fire("PH302", f"`{op.name}` takes `{source_of(expr)}`, which differs between {between}: in CTA "
                  f"{self.cta_label(c)} thread {t0} has {vm[c, t0].item()} and thread {t} has {vm[c, t].item()}",
                  expr.span, label=f"differs between {between}, but `{op.name}` runs once for the whole CTA",
-                 help="make the operand the same in every thread, or use a point subscript "
-                      "(a per-thread load) instead of a slice")
+                 help=_uniform_operand_help(op.name))
         return ref
 
     def end_cta_op(self, cidx: np.ndarray) -> None:
@@ -236,3 +235,11 @@ def _warp_diff(values, mask):
     first = mw.argmax(1)
     ref = vw[np.arange(vw.shape[0]), first]
     return (vw != ref[:, None]) & mw
+
+
+def _uniform_operand_help(name: str) -> str:
+    if name.startswith("atomic_") or name in ("load_acquire", "store_release"):
+        return (f"`{name}` runs once per CTA, by one thread, not once per thread: give it an element and a "
+                "value the whole CTA agrees on, combining the threads' values first with a CTA collective "
+                "such as `sum<over ctx.thread>(..)`")
+    return "make the operand the same in every thread, or use a point subscript (a per-thread load) instead of a slice"

@@ -111,6 +111,8 @@ kernel k(C: tensor<i32>[1]) {
     e = fails(src, np.zeros(1, np.int32))
     assert e.code == "PH302" and at(e) == (3, 20)
     assert "`atomic_add` takes `ctx.lane`, which differs between lanes" in str(e)
+    # an atomic is not CUDA's per-thread atomic: the help says so, not "use a point subscript"
+    assert "runs once per CTA, by one thread" in e.diagnostic.help and "slice" not in e.diagnostic.help
 
 
 def test_ph401_point_read_of_another_threads_store():
