@@ -144,6 +144,42 @@ class Buffer:
         rest = idx[(w != -1) & ~hit]
         self.dirty = [rest] if rest.size else []
 
+    def racy_write(self, flat: np.ndarray, tids: np.ndarray, values: np.ndarray, before: np.ndarray,
+                   threads: int):
+        """A store whose outcome depends on the order of two threads of one CTA: thread
+        ``tids[i]`` stores ``values[i]`` into ``flat[i]`` (``before``: what the element held)
+        while another thread of its CTA stored a different value there since the last barrier,
+        in an earlier statement or in this one. The earlier writers storing this same value here
+        too order it (each one's own later store wins over its earlier one). Returns (position,
+        the other thread or -1 for several) of the first such store, or None. Call it after the
+        elements are written (a duplicate index keeps one thread's value) and before ``mark``."""
+        tids = np.broadcast_to(tids, flat.shape).ravel()
+        values = np.broadcast_to(values, flat.shape).ravel()
+        before = np.broadcast_to(before, flat.shape).ravel()
+        flat = flat.ravel()
+        cta = tids // threads
+        # in this statement: two threads wrote one element, and the winner's value is not ours
+        clash = ~_same(self.flat[flat], values)
+        if self.writer is not None and self.dirty:
+            old = self.writer[flat]
+            earlier = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta) & ~_same(before, values)
+        else:
+            old, earlier = None, np.zeros(flat.shape, bool)
+        for i in np.flatnonzero(clash | earlier)[:64]:
+            e, c, v = flat[i], cta[i], values[i]
+            here = (flat == e) & (cta == c)
+            writers = set(tids[here & _same(values, v)].tolist())
+            if clash[i]:
+                other = here & ~_same(values, v)
+                if other.any():
+                    return int(i), int(tids[np.flatnonzero(other)[0]])
+            if earlier[i]:
+                w = int(old[i])
+                prev = {w} if w >= 0 else (self.same or {}).get(int(e), (None, None))[1]
+                if prev is None or not prev <= writers:
+                    return int(i), w
+        return None
+
     def racy_reads(self, flat: np.ndarray, readers: np.ndarray, threads: int):
         """Positions where thread ``readers[i]`` reads ``flat[i]`` that another thread of its CTA
         stored since the last barrier: (positions, writers); None when there are none."""

@@ -286,9 +286,27 @@ class ScalarEval:
                 self._check_point_race(target, buf, flat[self.mask], self.pid[self.mask])
             old = gather(buf, flat, True)
             value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)
-        self.store_elements(buf, flat, V.cast(value, buf.elem))
+        self.store_elements(buf, flat, V.cast(value, buf.elem), target)
 
-    def store_elements(self, buf, flat, value) -> None:
+    def _write_race(self, at, buf, flat, tids, values, racy) -> None:
+        """PH408: two threads of a CTA stored different values in one element with no barrier
+        between, so which value stays depends on the order the GPU runs them in."""
+        i, other = racy
+        element = int(np.ravel(flat)[i])
+        shape = np.shape(flat)
+        t, cta = self.thread_of(int(np.broadcast_to(tids, shape).ravel()[i]))
+        mine = np.broadcast_to(values, shape).ravel()[i]
+        who = f"thread {other % self.T}" if other >= 0 else "several threads"
+        fire("PH408", f"thread {t} of CTA {cta} stores {mine.item()!r} in `{buf.name}{list(buf.coords(element))}`, "
+             f"where {who} of the CTA stored another value since the last barrier", at.span,
+             label="a store racing another thread's store",
+             notes=["two threads storing different values in one element with no `barrier()` between leave "
+                    "whichever the GPU writes last; the compiler does not check this (LANGUAGE §9.8), the "
+                    "simulator does"],
+             help="let one thread store the element (guard the store), give each thread its own element, or "
+                  "combine the values first (`sum<over ctx.thread>(..)`, `max<over ctx.lane>(..)`)")
+
+    def store_elements(self, buf, flat, value, at) -> None:
         """Per-thread stores of the active threads (``flat`` ``(P,)`` or ``(P, n)``), recording
         them for the race checks. A store every thread of a CTA makes to one element with one value
         (uniform in value, index and control, LANGUAGE §9.4) leaves nothing to race with."""
@@ -309,14 +327,21 @@ class ScalarEval:
                 # nothing new to race with; an earlier per-thread store to the element is still
                 # unordered with the other threads, so its record stays
                 record = act & ~np.repeat(uniform, T)
-        f = flat[act].ravel()
+        fa = flat[act]
+        before = buf.flat[fa]
+        f = fa.ravel()
         v = value[act].ravel()
-        if not np.array_equal(buf.flat[f], v, equal_nan=v.dtype.kind == "f"):
+        if not np.array_equal(before.ravel(), v, equal_nan=v.dtype.kind == "f"):
             self.writes += 1                       # memory changed: progress, for the loop check
         buf.flat[f] = v
         if record.any():
             tids = self.pid[record]
-            buf.mark(flat[record], tids[:, None] if flat.ndim == 2 else tids, T, value[record])
+            tids = tids[:, None] if flat.ndim == 2 else tids
+            fr, vr, br = flat[record], value[record], before[record[act]]
+            racy = buf.racy_write(fr, tids, vr, br, T)
+            if racy is not None:
+                self._write_race(at, buf, fr, tids, vr, racy)
+            buf.mark(fr, tids, T, vr)
             self.marked.add(buf)
 
     # ---------------------------------------------------------------- calls
@@ -399,7 +424,7 @@ class ScalarEval:
         value = V.cast(value, buf.elem)
         if value.ndim == 1:
             value = value[:, None]
-        self.store_elements(buf, flat, value)
+        self.store_elements(buf, flat, value, dst)
         return None
 
     # ---------------------------------------------------------------- collectives and shuffles

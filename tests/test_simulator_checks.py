@@ -432,8 +432,9 @@ kernel k(A: tensor<f32>[1, 64], y: tensor<f32>[1, 2], O: tensor<f32>[1, 64]) {
     assert np.allclose(out[0], np.repeat([a[0, :32].sum(), a[0, 32:].sum()], 32), rtol=1e-5)
     e = fails(src.replace("VALUE", "total").replace("WHICH", "1 - ctx.warp"), a, y, out)
     assert e.code == "PH401" and "reads `y[0, 1]`, which several threads" in str(e)
+    # different values: the stores themselves race (PH408), before anything reads them
     e = fails(src.replace("VALUE", "A[0, ctx.thread]").replace("WHICH", "ctx.warp"), a, y, out)
-    assert e.code == "PH401"
+    assert e.code == "PH408" and at(e) == (4, 3)
 
 
 def test_stores_by_two_ctas_to_one_element_are_not_reported_as_a_race_inside_a_cta():
@@ -446,7 +447,8 @@ kernel k(O: tensor<f32>[1, 32], P: tensor<f32>[2, 64]) {
 """
     o, p = f32(1, 32), f32(2, 64)
     loads(src.replace("VALUE", "ctx.block.x"), "k.ph").kernel()(o, p, grid=(2,))
-    assert fails(src.replace("VALUE", "ctx.warp"), o, p, grid=(2,)).code == "PH401"
+    # the two warps of a CTA store different values in one element: that store races (PH408)
+    assert fails(src.replace("VALUE", "ctx.warp"), o, p, grid=(2,)).code == "PH408"
 
 
 def test_a_division_by_zero_in_the_side_of_where_not_taken_is_no_error():
@@ -464,3 +466,40 @@ kernel k(D: tensor<i32>[32], O: tensor<i32>[32]) {
     assert out[:4].tolist() == [0, 100, 50, 0]
     e = fails(src.replace("COND", "d == 0"), d, out)
     assert e.code == "PH406" and at(e) == (4, 33)
+
+
+WRITE_RACE = """@launch(64)
+kernel k(X: tensor<f32>[1, 64], Y: tensor<f32>[1, 32]) {
+  var s: tile<f32>[1, 32] = 0.0
+  BODY
+  barrier()
+  Y[0 :+ 1, 0 :+ 32] = s
+}
+"""
+
+
+@pytest.mark.parametrize("body, where", [
+    ("s[0, ctx.thread / 2] = X[0, ctx.thread]", (4, 3)),                 # two threads, one statement
+    ("if ctx.thread == 0 { s[0, 0] = 1.0 }\n  if ctx.thread == 1 { s[0, 0] = 2.0 }", (5, 24)),
+    ("store(s[0, (ctx.thread % 8) * 4 :+ 4], X[0, ctx.thread])", (4, 9)),  # runs that overlap
+    ("if ctx.lane == 0 { s[0, 0] = f32(ctx.warp) }", (4, 22)),            # one lane of each warp
+])
+def test_ph408_two_threads_store_different_values_in_one_element(body, where):
+    e = fails(WRITE_RACE.replace("BODY", body), f32(1, 64) + np.arange(64, dtype=np.float32), f32(1, 32))
+    assert e.code == "PH408" and at(e) == where, str(e)
+    assert "of the CTA stored another value since the last barrier" in str(e)
+
+
+@pytest.mark.parametrize("body", [
+    "s[0, ctx.thread / 2] = X[0, ctx.thread / 2]",                          # one value per element
+    "if ctx.thread == 0 { s[0, 0] = 1.0 }\n  barrier()\n  if ctx.thread == 1 { s[0, 0] = 2.0 }",
+    # thread 0 stores 1 then 2, thread 1 stores 2: whatever the order, 2 stays
+    "if ctx.thread == 0 { s[0, 0] = 1.0 }\n  if ctx.thread < 2 { s[0, 0] = 2.0 }",
+    # every thread then stores one value (LANGUAGE §9.4): it overwrites thread 0's in every order
+    "if ctx.thread == 0 { s[0, 0] = 1.0 }\n  s[0, 0] = 3.0",
+    "s[0, ctx.lane] = X[0, ctx.lane]",                                      # the warps agree
+])
+def test_no_ph408_when_the_outcome_does_not_depend_on_the_order(body):
+    x = f32(1, 64) + np.arange(64, dtype=np.float32)
+    y = f32(1, 32)
+    loads(WRITE_RACE.replace("BODY", body), "k.ph", unchecked=True).kernel()(x, y, grid=(2,))
