@@ -26,7 +26,7 @@ from .values import dtype_of
 
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
-                 "same")
+                 "same", "uni", "uni_dirty")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -46,6 +46,11 @@ class Buffer:
         # element -> (value, {threads}) for an element several threads stored since the last
         # barrier, all with one value: a thread among them reading it back sees that value
         self.same: dict | None = None
+        # element -> 1 + the batch CTA all of whose threads stored the element's value there (a
+        # uniform store, LANGUAGE §9.4) since its last barrier; 0: none. Another value stored
+        # there per thread races with the other threads' uniform stores.
+        self.uni: np.ndarray | None = None
+        self.uni_dirty: list[np.ndarray] = []
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -123,8 +128,28 @@ class Buffer:
                 same.pop(e, None)
         self.same = same or None
 
+    def mark_uniform(self, flat: np.ndarray, ctas: np.ndarray) -> None:
+        """Record uniform stores: every thread of batch CTA ``ctas[i]`` stored one value into
+        ``flat[i]``."""
+        if flat.size == 0:
+            return
+        if self.uni is None:
+            self.uni = np.zeros(self.flat.size, dtype=np.int32)
+        self.uni[flat] = ctas + 1
+        self.uni_dirty.append(flat)
+
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
+        if self.uni_dirty:
+            idx = np.concatenate(self.uni_dirty)
+            if ctas is None:
+                self.uni[idx] = 0
+                self.uni_dirty = []
+            else:
+                hit = np.isin(self.uni[idx] - 1, ctas)
+                self.uni[idx[hit]] = 0
+                rest = idx[~hit & (self.uni[idx] != 0)]
+                self.uni_dirty = [rest] if rest.size else []
         if not self.dirty:
             return
         if ctas is None:
@@ -149,9 +174,10 @@ class Buffer:
         """A store whose outcome depends on the order of two threads of one CTA: thread
         ``tids[i]`` stores ``values[i]`` into ``flat[i]`` (``before``: what the element held)
         while another thread of its CTA stored a different value there since the last barrier,
-        in an earlier statement or in this one. The earlier writers storing this same value here
-        too order it (each one's own later store wins over its earlier one). Returns (position,
-        the other thread or -1 for several) of the first such store, or None. Call it after the
+        in an earlier statement or in this one, or all of its CTA did (a uniform store). The
+        earlier writers storing this same value here too order it (each one's own later store
+        wins over its earlier one). Returns (position, the other thread, or -1 for several, -2 for
+        every thread of the CTA) of the first such store, or None. Call it after the
         elements are written (a duplicate index keeps one thread's value) and before ``mark``."""
         tids = np.broadcast_to(tids, flat.shape).ravel()
         values = np.broadcast_to(values, flat.shape).ravel()
@@ -165,6 +191,11 @@ class Buffer:
             earlier = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta) & ~_same(before, values)
         else:
             old, earlier = None, np.zeros(flat.shape, bool)
+        if self.uni_dirty:
+            # every thread of the CTA stored another value here: their stores may land after this
+            uniform = (self.uni[flat] == cta + 1) & ~_same(before, values)
+            if uniform.any():
+                return int(np.flatnonzero(uniform)[0]), -2
         for i in np.flatnonzero(clash | earlier)[:64]:
             e, c, v = flat[i], cta[i], values[i]
             here = (flat == e) & (cta == c)

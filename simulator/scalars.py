@@ -296,7 +296,7 @@ class ScalarEval:
         shape = np.shape(flat)
         t, cta = self.thread_of(int(np.broadcast_to(tids, shape).ravel()[i]))
         mine = np.broadcast_to(values, shape).ravel()[i]
-        who = f"thread {other % self.T}" if other >= 0 else "several threads"
+        who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
         fire("PH408", f"thread {t} of CTA {cta} stores {mine.item()!r} in `{buf.name}{list(buf.coords(element))}`, "
              f"where {who} of the CTA stored another value since the last barrier", at.span,
              label="a store racing another thread's store",
@@ -324,9 +324,13 @@ class ScalarEval:
                 same_value |= np.isnan(v3) & np.isnan(v3[:, :1])
             uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & same_value.all(axis=(1, 2))
             if uniform.any():
-                # nothing new to race with; an earlier per-thread store to the element is still
-                # unordered with the other threads, so its record stays
+                # nothing for a read to race with; an earlier per-thread store to the element is
+                # still unordered with the other threads, so its record stays. A later per-thread
+                # store of another value races with these (PH408), so they are noted.
                 record = act & ~np.repeat(uniform, T)
+                cs = np.flatnonzero(uniform)
+                buf.mark_uniform(f3[cs, 0, :].ravel(), np.repeat(cs, f3.shape[2]))
+                self.marked.add(buf)
         fa = flat[act]
         before = buf.flat[fa]
         f = fa.ravel()

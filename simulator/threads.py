@@ -100,7 +100,7 @@ class ThreadOps:
         whole = cidx.size == self.C
         for buf in list(self.marked):
             buf.clear(None if whole else cidx, self.T)
-            if not buf.dirty:
+            if not buf.dirty and not buf.uni_dirty:
                 self.marked.discard(buf)
 
     # ---------------------------------------------------------------- operations

@@ -503,3 +503,23 @@ def test_no_ph408_when_the_outcome_does_not_depend_on_the_order(body):
     x = f32(1, 64) + np.arange(64, dtype=np.float32)
     y = f32(1, 32)
     loads(WRITE_RACE.replace("BODY", body), "k.ph", unchecked=True).kernel()(x, y, grid=(2,))
+
+
+@pytest.mark.parametrize("body, where", [
+    # every thread stores 0, then thread 0 stores 5: a late warp's 0 may land after the 5
+    ("s[0, 0] = 0.0\n  if ctx.thread == 0 { s[0, 0] = 5.0 }", (5, 24)),
+    ("s[0, 0] = 0.0\n  if ctx.thread == 0 { s[0, 0] = 0.0 }\n  if ctx.thread == 0 { s[0, 0] = 5.0 }", (6, 24)),
+])
+def test_ph408_a_per_thread_store_after_a_uniform_store_of_another_value(body, where):
+    e = fails(WRITE_RACE.replace("BODY", body), f32(1, 64), f32(1, 32))
+    assert e.code == "PH408" and at(e) == where and "every thread of the CTA" in str(e), str(e)
+
+
+@pytest.mark.parametrize("body", [
+    "s[0, 0] = 0.0\n  barrier()\n  if ctx.thread == 0 { s[0, 0] = 5.0 }",   # the barrier orders them
+    "s[0, 0] = 0.0\n  if ctx.thread == 0 { s[0, 0] = 0.0 }",               # the same value
+    "s[0, 0] = 0.0\n  s[0, 0] = 2.0",                                      # two uniform stores
+    "s[0, 0] = 0.0\n  if ctx.thread == 0 { s[0, 1] = 5.0 }",               # another element
+])
+def test_no_ph408_after_a_uniform_store_that_nothing_contradicts(body):
+    loads(WRITE_RACE.replace("BODY", body), "k.ph", unchecked=True).kernel()(f32(1, 64), f32(1, 32), grid=(3,))
