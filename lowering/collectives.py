@@ -135,8 +135,8 @@ def lane_collective(o: K.Ops, op: str, v, t: Scalar, result_t: Scalar, kind: int
 # ---------------------------------------------------------------- CTA collectives
 def _identity(op: str, t: Scalar) -> ir.Constant:
     ty = scalar_ir(t)
-    if op == "sum":
-        return ir.Constant(ty, 0.0 if t.is_float else 0)
+    if op == "sum":          # -0.0, not 0.0: x + -0.0 is x for every x, -0.0 included (IEEE 754)
+        return ir.Constant(ty, -0.0 if t.is_float else 0)
     if op == "any":
         return ir.Constant(I1, 0)
     if op == "all":

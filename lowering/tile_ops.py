@@ -143,8 +143,8 @@ def _rounds(tl, count: int, threads: int, body) -> None:
 
 
 def _identity(op: str, comp: Scalar):
-    if op == "sum":
-        return const(comp, 0)
+    if op == "sum":          # -0.0 for floats: a row of -0.0 sums to -0.0, as the simulator's does
+        return ir.Constant(scalar_ir(comp), -0.0) if comp.is_float else const(comp, 0)
     return ir.Constant(scalar_ir(comp), float("-inf")) if comp.is_float else const(comp, -(1 << 31))
 
 

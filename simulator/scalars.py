@@ -416,7 +416,7 @@ class ScalarEval:
     def run_sum(self, e: A.Call):
         out = self.types[id(e)]
         v = self.ev(e.args[0])
-        return np.sum(V.cast(v, out), axis=-1, dtype=V.dtype_of(out))
+        return V.add_reduce(V.cast(v, out), -1, V.dtype_of(out))
 
     def run_elem(self, e: A.Call):
         return V.cast(self.ev(e.args[0]), self.types[id(e)].elem)

@@ -123,7 +123,7 @@ class ThreadOps:
         f = e.func
         with np.errstate(all="ignore"):
             if f == "sum":
-                r = np.sum(x, axis=1, dtype=V.dtype_of(out))
+                r = V.add_reduce(x, 1, V.dtype_of(out))
             elif f == "any":
                 r = x.any(1)
             elif f == "all":

@@ -269,7 +269,7 @@ def _dot_t(t, a, b):
 
 
 def _rowsum(t, a):
-    return np.sum(a.astype(_acc(t)), axis=-1, keepdims=True)
+    return V.add_reduce(a.astype(_acc(t)), -1, None, keepdims=True)
 
 
 def _rowmax(t, a):

@@ -126,6 +126,15 @@ def zero(t: Scalar):
 # ---------------------------------------------------------------- arithmetic
 
 
+def add_reduce(x, axis, dtype, keepdims: bool = False):
+    """A sum along ``axis``. Floats start from -0.0, the identity of IEEE addition, so that
+    values that are all -0.0 sum to -0.0 (numpy starts from 0.0), as the GPU's folds do."""
+    x = np.asarray(x)
+    if np.dtype(dtype or x.dtype).kind == "f":
+        return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims, initial=-0.0)
+    return np.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
+
+
 def trunc_div(a, b):
     """Integer division truncating toward zero; ``b`` has no zeros (the caller checked)."""
     r = np.fmod(a, b)

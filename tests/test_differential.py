@@ -350,3 +350,33 @@ def test_a_tile_division_by_zero_where_it_is_taken_is_still_reported():
     src = TILE_DIV.replace("where(j != 0, i / j, 7)", "where(j != 5, i / j, 7)")
     with pytest.raises(DynamicCheckFailed, match="PH406"):
         loads(src, "t.ph").kernel()(**a, grid=(1,))
+
+
+def test_sums_of_negative_zeros_are_negative_zero_everywhere():
+    # IEEE: values that are all -0.0 sum to -0.0. numpy's sum starts from +0.0, and the lowering
+    # started the CTA collective's and rowsum's folds from +0.0, so 1 / sum gave +inf there and
+    # -inf in the lane collective and the run sum (found by the differential fuzz, seed 14)
+    src = """@launch(64)
+kernel k(A: tensor<f32>[64], O: tensor<f32>[1, 8]) {
+  var t: tile<f32>[2, 32] = -0.0
+  let a = sum<over ctx.lane>(A[ctx.thread])
+  let b = sum<over ctx.thread>(A[ctx.thread])
+  let c = sum(A[0 :+ 4])
+  let r = rowsum(t)
+  if ctx.thread == 0 {
+    O[0, 0] = 1.0 / a
+    O[0, 1] = 1.0 / b
+    O[0, 2] = 1.0 / c
+    O[0, 3] = 1.0 / r[0, 0]
+  }
+}
+"""
+    sim, low = both(src, {"A": np.full(64, -0.0, np.float32), "O": np.zeros((1, 8), np.float32)})
+    assert list(sim["O"][0, :4]) == [-np.inf] * 4
+    assert list(low["O"][0, :4]) == [-np.inf] * 4
+    # and a +0.0 among them makes the sum +0.0 in both
+    A = np.full(64, -0.0, np.float32)
+    A[::4] = 0.0
+    sim, low = both(src.replace("var t: tile<f32>[2, 32] = -0.0", "var t: tile<f32>[2, 32] = 0.0"),
+                    {"A": A, "O": np.zeros((1, 8), np.float32)})
+    assert list(sim["O"][0, :4]) == [np.inf] * 4 and list(low["O"][0, :4]) == [np.inf] * 4
