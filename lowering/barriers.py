@@ -67,6 +67,12 @@ class PendingStores:
         if t in (A.Let, A.Var, A.Assign):
             value = s.value
             op = inst.ops.get(id(s))
+            if t is A.Assign and isinstance(s.target, A.Index):
+                # the target's subscripts first, then the value: the order emit.py evaluates
+                # them in (an atomic in the subscript runs its barriers before the value's reads)
+                for sub in s.target.subs:
+                    for x in _sub_exprs(sub):
+                        state = self.expr(x, inst, state)
             if value is not None:
                 # in a tile statement's value, the sweep itself and a built-in fused into it
                 # (`acc += dot(a, b)`) run no barrier before the write: only what the statement
@@ -76,10 +82,6 @@ class PendingStores:
                     state = self.expr(value, inst, state)
                 finally:
                     self.in_tile_value = saved
-            if t is A.Assign and isinstance(s.target, A.Index):
-                for sub in s.target.subs:
-                    for x in _sub_exprs(sub):
-                        state = self.expr(x, inst, state)
             if op is not None and op.cls is OpClass.CTA_WIDE:
                 if state & set(op.writes):
                     self.marked.add((id(inst), id(s)))

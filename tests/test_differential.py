@@ -253,6 +253,20 @@ def test_a_broadcast_scalar_read_from_the_target_is_read_before_the_writes():
     agree(sim, low)
 
 
+def test_a_read_after_an_atomic_in_the_store_subscript_still_gets_its_barrier():
+    # `s[atomic_cas(..)] = sq[3, 5]` evaluates the subscript (and the atomic's barriers) before
+    # the value, as emit.py does; the barrier pass took the value first, so the atomic seemed to
+    # order the read of `sq` and the sweep into `sq` raced with it (differential fuzz, seed 14)
+    src = k1("  var s: tile<f32>[1, 128] = 0.0\n  var sq: tile<f32>[8, 8] = 1.0\n"
+             "  s[0, atomic_cas(F[0], 0, 1) & 127] = sq[3, 5]\n  sq = A[0 :+ 8, 0 :+ 8] + sq\n"
+             "  O[0 :+ 1, 0 :+ 128] = s\n  O[1 :+ 8, 0 :+ 8] = sq",
+             "A: tensor<f32>[8, 8], F: tensor<i32>[8], O: tensor<f32>[9, 128]", 128)
+    a = {"A": np.full((8, 8), 2.0, np.float32), "F": np.zeros(8, np.int32), "O": np.zeros((9, 128), np.float32)}
+    sim, low = both(src, a)
+    agree(sim, low)
+    assert low["O"][0, 0] == 1.0 and low["O"][1, 0] == 3.0
+
+
 # ---------------------------------------------------------------- the interpreter's race check
 RACES = "A: tensor<f32>[1, 64], O: tensor<f32>[1, 64]"
 
