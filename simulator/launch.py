@@ -252,6 +252,10 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
         for ctas in block_batches(grid, per_batch):
             m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options)
             m.sequential = sequential
+            if not sequential:          # CTAs that nothing orders: races between them are tracked
+                ids = (ctas[:, 0] + grid[0] * (ctas[:, 1] + grid[1] * ctas[:, 2])).astype(np.int32)
+                for buf in buffers.values():
+                    buf.cta_ids = ids
             m.run()
             for buf in buffers.values():
                 buf.clear(None, kinfo.threads)

@@ -99,6 +99,26 @@ class Machine(ScalarEval, TileEval, ThreadOps):
     def cta_label(self, c: int) -> str:
         return cta_name(self.cta_coords[c])
 
+    def grid_cta_name(self, index: int) -> str:
+        gx, gy, _ = self.grid
+        return cta_name((index % gx, (index // gx) % gy, index // (gx * gy)))
+
+    def cross_cta(self, node, buf, flat, cidx, found, reads: bool) -> None:
+        """PH409: a CTA reads, or stores another value into, an element another CTA of the launch
+        stored (``found``: (position in ``flat``, the other CTA's grid index or -2))."""
+        i, other = found
+        element = int(np.ravel(flat)[i])
+        c = int(np.broadcast_to(cidx, np.shape(flat)).ravel()[i])
+        them = "several other CTAs" if other == -2 else f"CTA {self.grid_cta_name(other)}"
+        what = f"reads `{buf.name}{list(buf.coords(element))}`, which {them} stored" if reads else \
+            f"stores into `{buf.name}{list(buf.coords(element))}` a value other than the one {them} stored"
+        fire("PH409", f"CTA {self.cta_label(c)} {what} in this launch", node.span,
+             label="races with another CTA" if reads else "a store racing another CTA's store",
+             notes=["the CTAs of a launch run in no fixed order, and nothing orders one CTA's memory "
+                    "accesses with another's but atomics, `store_release` and `load_acquire` (LANGUAGE §8)"],
+             help="give each CTA elements of its own, or hand the values over in a second launch "
+                  "(or with `store_release` and `load_acquire`)")
+
     def thread_of(self, p: int) -> tuple[int, str]:
         """(thread index in its CTA, the CTA's name) of batch thread ``p``."""
         return int(p) % self.T, self.cta_label(int(p) // self.T)

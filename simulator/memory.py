@@ -26,7 +26,7 @@ from .values import dtype_of
 
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
-                 "same", "uni", "uni_dirty")
+                 "same", "uni", "uni_dirty", "owner", "cta_ids")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -51,6 +51,12 @@ class Buffer:
         # there per thread races with the other threads' uniform stores.
         self.uni: np.ndarray | None = None
         self.uni_dirty: list[np.ndarray] = []
+        # races between CTAs, for tensors of a launch whose CTAs nothing orders (no atomics,
+        # acquire or release): ``cta_ids`` maps the batch's CTAs to their index in the grid (None:
+        # not tracked); ``owner`` holds per element the CTA that stored it in this launch, -1 for
+        # none, -2 for several that stored one value
+        self.owner: np.ndarray | None = None
+        self.cta_ids: np.ndarray | None = None
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -210,6 +216,55 @@ class Buffer:
                 if prev is None or not prev <= writers:
                     return int(i), w
         return None
+
+    def cross_write(self, flat: np.ndarray, cidx: np.ndarray, values: np.ndarray, before: np.ndarray):
+        """Record stores of batch CTAs ``cidx`` (per position) into ``flat`` (already written;
+        ``before``: what the elements held) and find one racing another CTA's store of the launch:
+        another value, where another CTA stored before or in this same statement. Returns
+        (position, the other CTA's grid index or -2 for several) or None."""
+        if self.cta_ids is None or flat.size == 0:
+            return None
+        shape = flat.shape
+        ctas = np.broadcast_to(self.cta_ids[np.asarray(cidx)], shape).ravel()
+        values = np.broadcast_to(values, shape).ravel()
+        before = np.broadcast_to(before, shape).ravel()
+        flat = flat.ravel()
+        if self.owner is None:
+            self.owner = np.full(self.flat.size, -1, dtype=np.int32)
+        own = self.owner[flat]
+        other = (own != -1) & (own != ctas)
+        racy = other & ~_same(before, values)
+        if racy.any():
+            i = int(np.flatnonzero(racy)[0])
+            return i, int(own[i])
+        self.owner[flat] = ctas
+        won = self.owner[flat]
+        dup = won != ctas                        # another CTA stored the element in this statement
+        if dup.any():
+            differs = dup & ~_same(self.flat[flat], values)
+            if differs.any():
+                i = int(np.flatnonzero(differs)[0])
+                return i, int(won[i])
+            other |= dup
+        if other.any():
+            self.owner[flat[other]] = -2         # several CTAs, one value
+        return None
+
+    def cross_read(self, flat: np.ndarray, cidx: np.ndarray, inb=True):
+        """A read by batch CTAs ``cidx`` of elements another CTA stored in this launch: (position
+        in ``flat``'s flattening, that CTA's grid index) or None. Elements several CTAs stored with
+        one value are not reported."""
+        if self.owner is None or self.cta_ids is None or flat.size == 0:
+            return None
+        own = self.owner[np.where(inb, flat, 0)] if inb is not True else self.owner[flat]
+        ctas = self.cta_ids[np.asarray(cidx)]
+        racy = (own >= 0) & (own != np.broadcast_to(ctas, own.shape))
+        if inb is not True:
+            racy &= inb
+        if not racy.any():
+            return None
+        i = int(np.flatnonzero(racy)[0])
+        return i, int(own.ravel()[i])
 
     def racy_reads(self, flat: np.ndarray, readers: np.ndarray, threads: int):
         """Positions where thread ``readers[i]`` reads ``flat[i]`` that another thread of its CTA

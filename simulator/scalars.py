@@ -263,11 +263,22 @@ class ScalarEval:
                     "does not check this, the simulator does"],
              help="put a `barrier()` between the store and the read")
 
+    def _check_cross_read(self, e, buf, flat, run: bool) -> None:
+        act = self.mask
+        fa = flat[act]
+        cid = self.cta_of[act]
+        cid = cid[:, None] if run else cid
+        found = buf.cross_read(fa, cid)
+        if found is not None:
+            self.cross_cta(e, buf, fa, cid, found, reads=True)
+
     def point_load(self, e: A.Index):
         buf, flat = self.access(e, run=False)
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act])
+        if buf.owner is not None and buf.cta_ids is not None:
+            self._check_cross_read(e, buf, flat, run=False)
         return gather(buf, flat, True)
 
     def run_load(self, e: A.Index):
@@ -275,6 +286,8 @@ class ScalarEval:
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act][:, None])
+        if buf.owner is not None and buf.cta_ids is not None:
+            self._check_cross_read(e, buf, flat, run=True)
         return gather(buf, flat, True)
 
     def point_store(self, s: A.Assign, target: A.Index, binop):
@@ -284,6 +297,8 @@ class ScalarEval:
         if binop:
             if buf.dirty:
                 self._check_point_race(target, buf, flat[self.mask], self.pid[self.mask])
+            if buf.owner is not None and buf.cta_ids is not None:
+                self._check_cross_read(target, buf, flat, run=False)
             old = gather(buf, flat, True)
             value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)
         self.store_elements(buf, flat, V.cast(value, buf.elem), target)
@@ -347,6 +362,12 @@ class ScalarEval:
                 self._write_race(at, buf, fr, tids, vr, racy)
             buf.mark(fr, tids, T, vr)
             self.marked.add(buf)
+        if buf.cta_ids is not None:
+            cid = self.cta_of[act]
+            cid = cid[:, None] if fa.ndim == 2 else cid
+            found = buf.cross_write(fa, cid, value[act], before)
+            if found is not None:
+                self.cross_cta(at, buf, fa, cid, found, reads=False)
 
     # ---------------------------------------------------------------- calls
     def ev_Call(self, e: A.Call):

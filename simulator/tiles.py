@@ -79,6 +79,11 @@ class TileEval:
             racy = (w != -1) & inb & (owner_cta(w, self.T) == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
             if racy.any():
                 self._racy_tile_read(buf, node, flat, racy, w, cidx)
+        if buf.owner is not None and buf.cta_ids is not None:
+            cid = cidx.reshape((-1,) + (1,) * (flat.ndim - 1))
+            found = buf.cross_read(flat, cid, inb)
+            if found is not None:
+                self.cross_cta(self.cur_op if self.cur_op is not None else node, buf, flat, cid, found, reads=True)
         return gather(buf, flat, inb)
 
     def _racy_tile_read(self, buf, node, flat, racy, w, cidx):
@@ -133,9 +138,18 @@ class TileEval:
                 value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
                                    _elem(self.types[id(s.value)]), buf.elem, s.span, align=False)
             value = np.broadcast_to(lift(V.cast(value, buf.elem), rank), (cidx.size,) + region.shape)
+            cross = region.buf.cta_ids is not None
+            if cross:
+                flat, inb = region.cta_index(cidx)
+                before = gather(region.buf, flat, inb)
             if self._changes(region, cidx, value):
                 self.writes += 1                   # memory changed: progress, for the loop check
             region.write(cidx, value)
+            if cross:
+                cid = np.broadcast_to(cidx.reshape((-1,) + (1,) * (flat.ndim - 1)), flat.shape)
+                found = region.buf.cross_write(flat[inb], cid[inb], value[inb], before[inb])
+                if found is not None:
+                    self.cross_cta(op, region.buf, flat[inb], cid[inb], found, reads=False)
         finally:
             self.cur_op = prev
         self.end_cta_op(cidx)

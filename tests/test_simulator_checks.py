@@ -437,8 +437,9 @@ kernel k(A: tensor<f32>[1, 64], y: tensor<f32>[1, 2], O: tensor<f32>[1, 64]) {
     assert e.code == "PH408" and at(e) == (4, 3)
 
 
-def test_stores_by_two_ctas_to_one_element_are_not_reported_as_a_race_inside_a_cta():
-    # races between CTAs are not tracked (README); a race inside each CTA still is
+def test_stores_by_two_ctas_to_one_element_race_between_the_ctas():
+    # PH409: nothing orders the CTAs of a launch, so two of them storing different values in one
+    # element (or one reading what the other stored) race; one value stored by all is no race
     src = """@launch(64)
 kernel k(O: tensor<f32>[1, 32], P: tensor<f32>[2, 64]) {
   O[0, ctx.lane] = f32(VALUE)
@@ -446,9 +447,52 @@ kernel k(O: tensor<f32>[1, 32], P: tensor<f32>[2, 64]) {
 }
 """
     o, p = f32(1, 32), f32(2, 64)
-    loads(src.replace("VALUE", "ctx.block.x"), "k.ph").kernel()(o, p, grid=(2,))
+    loads(src.replace("VALUE", "7"), "k.ph").kernel()(o, p, grid=(2,))
+    e = fails(src.replace("VALUE", "ctx.block.x"), o, p, grid=(2,))
+    assert e.code == "PH409" and at(e) == (3, 3)
+    assert "CTA (0, 0, 0) stores into `O[0, 0]` a value other than the one CTA (1, 0, 0) stored" in str(e)
     # the two warps of a CTA store different values in one element: that store races (PH408)
     assert fails(src.replace("VALUE", "ctx.warp"), o, p, grid=(2,)).code == "PH408"
+
+
+def test_a_cta_reading_what_another_cta_stored_races():
+    src = """@launch(32)
+kernel k(O: tensor<f32>[64], P: tensor<f32>[64]) {
+  O[ctx.block.x * 32 + ctx.lane] = f32(ctx.block.x)
+  P[ctx.block.x * 32 + ctx.lane] = O[(1 - ctx.block.x) * 32 + ctx.lane]
+}
+"""
+    e = fails(src, f32(64), f32(64), grid=(2,))
+    assert e.code == "PH409" and at(e) == (4, 36) and "reads `O[32]`, which CTA (1, 0, 0) stored" in str(e)
+    # each CTA reading back its own elements is fine, and so is a second launch reading them all
+    k = loads(src.replace("(1 - ctx.block.x) * 32", "ctx.block.x * 32"), "k.ph").kernel()
+    o, p = f32(64), f32(64)
+    k(o, p, grid=(2,))
+    assert list(p[::32]) == [0.0, 1.0]
+
+
+@pytest.mark.parametrize("copy", ["O[0 :+ 1, 0 :+ 32] = A[ctx.block.x :+ 1, 0 :+ 32]",
+                                  "var t: tile<f32>[1, 32] = A[ctx.block.x :+ 1, 0 :+ 32]\n"
+                                  "  O[0 :+ 1, 0 :+ 32] = t"])
+def test_tile_copies_of_two_ctas_into_one_row_race(copy):
+    src = f"@launch(32)\nkernel k(A: tensor<f32>[2, 32], O: tensor<f32>[1, 32]) {{\n  {copy}\n}}\n"
+    a = np.arange(64, dtype=np.float32).reshape(2, 32)
+    e = fails(src, a, f32(1, 32), grid=(2,))
+    assert e.code == "PH409"
+    loads(src, "k.ph").kernel()(a, f32(1, 32), grid=(1,))        # one CTA: nothing to race with
+
+
+def test_ctas_that_order_themselves_with_atomics_are_not_checked_against_each_other():
+    # kernels with atomics, acquire or release run one CTA at a time and may hand data over
+    src = """@launch(32)
+kernel k(O: tensor<f32>[32], F: tensor<i32>[1]) {
+  let turn = atomic_add(F[0], 1)
+  O[ctx.lane] = O[ctx.lane] + f32(turn)
+}
+"""
+    o = f32(32)
+    loads(src, "k.ph").kernel()(o, np.zeros(1, np.int32), grid=(3,))
+    assert list(o[:2]) == [3.0, 3.0]
 
 
 def test_a_division_by_zero_in_the_side_of_where_not_taken_is_no_error():
