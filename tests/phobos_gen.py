@@ -10,6 +10,8 @@ function.
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import strategies as st
 
 HEADER = """fn clamp3(x: i32) -> i32 {
@@ -322,6 +324,10 @@ I32_UNIFORM = ["k", "N", "R", "cid", "ctx.block.x", "ctx.block.y", "ctx.block.z"
 F32_LITERALS = ["0.5", "1.0", "2.0", "-3.25", "0.0", "1.0e-3", "2.5e4", "1e30", "-0.0", "3.0"]
 I32_LITERALS = ["0", "1", "2", "3", "5", "7", "9", "31", "-1", "-7"]
 I32_HUGE = ["2147483647", "-2147483648", "0x7fffffff", "0x10000", "-0x1F"]
+
+
+# the names a kernel of KernelGen reads each buffer through (views included)
+_NAMES_OF = {"u": ("u",), "sq": ("sq",), "s": ("s", "sv"), "O": ("O", "ov")}
 
 
 class KernelGen:
@@ -810,8 +816,14 @@ class KernelGen:
         b, _ = self.i32(U, c, 1)
         val, _ = self.f32(U, c, 2)
         self.no_taint = False
-        form = ch.pick([f"u[{a} & 3, {b} & 31] = {{v}}", f"sq[{a} & 7, {b} & 7] = {{v}}",
-                        f"s[0, {a} & (BLK - 1)] = {{v}}", f"O[cid, {a} & (N - 1)] = {{v}}"])
+        forms = [f"u[{a} & 3, {b} & 31] = {{v}}", f"sq[{a} & 7, {b} & 7] = {{v}}",
+                 f"s[0, {a} & (BLK - 1)] = {{v}}", f"O[cid, {a} & (N - 1)] = {{v}}"]
+        # not into a buffer the store's own index or value reads: a late thread would read the
+        # element after a thread ahead had stored it, in the same barrier phase
+        text = f"{a} {b} {val}"
+        forms = [f for f in forms if not any(re.search(rf"\b{n}\b", text)
+                                             for n in _NAMES_OF[f.split("[")[0]])] or forms[3:]
+        form = ch.pick(forms)
         # a thread may have read the element per thread since the last barrier (`u`, `sq` at any
         # element, its own of `s`): a warp ahead must not overwrite it before every warp has read
         # (write after read, which the simulator does not report; the differential phase does)
