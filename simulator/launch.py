@@ -16,6 +16,7 @@ from math import prod
 import numpy as np
 
 from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
+from ..analyzer.ops import STORE
 from ..analyzer.types import Scalar, Tensor, Tile
 from . import values as V
 from .errors import ArgumentError, DynamicCheckFailed, fire
@@ -148,6 +149,18 @@ def scalar_argument(name: str, t: Scalar, v):
     return out
 
 
+def stored_per_thread(inst) -> set:
+    """The buffers a scalar or run store of the kernel (its inlined functions included) writes."""
+    out, stack = set(), [inst]
+    while stack:
+        i = stack.pop()
+        for op in i.ops.values():
+            if op.name == STORE:
+                out.update(op.writes or ())
+        stack.extend(i.calls.values())
+    return out
+
+
 def uses_once_per_cta(inst) -> bool:
     """Does the kernel (or a function it calls) use an atomic, `load_acquire` or `store_release`?"""
     stack = [inst]
@@ -241,6 +254,9 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
         check_aligned(kinfo, bound.extents, bound.where)
         buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)
                    for name, arr in bound.tensors.items()}
+        for name in stored_per_thread(kinfo.instance):      # write after read: watch their reads
+            if name in buffers:
+                buffers[name].watch = True
         sequential = uses_once_per_cta(kinfo.instance)
         if sequential:
             per_batch = 1

@@ -26,7 +26,7 @@ from .values import dtype_of
 
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
-                 "same", "uni", "uni_dirty", "owner", "cta_ids")
+                 "same", "uni", "uni_dirty", "owner", "cta_ids", "reader", "rdirty", "watch")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -57,6 +57,12 @@ class Buffer:
         # none, -2 for several that stored one value
         self.owner: np.ndarray | None = None
         self.cta_ids: np.ndarray | None = None
+        # write after read: per element the thread that read it per thread since its CTA's last
+        # barrier (-(2 + c): several threads of batch CTA c; -1: none), kept for buffers a
+        # per-thread store may write (``watch``: every tile, the tensors the kernel stores into)
+        self.reader: np.ndarray | None = None
+        self.rdirty: list[np.ndarray] = []
+        self.watch = per_cta
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -134,6 +140,59 @@ class Buffer:
                 same.pop(e, None)
         self.same = same or None
 
+    def note_reads(self, flat: np.ndarray, tids, threads: int) -> None:
+        """Thread ``tids[i]`` read element ``flat[i]`` per thread."""
+        if flat.size == 0:
+            return
+        if self.reader is None:
+            self.reader = np.full(self.flat.size, -1, dtype=np.int32)
+        tids = np.broadcast_to(tids, flat.shape).ravel()
+        flat = flat.ravel()
+        cta = tids // threads
+        old = self.reader[flat]
+        several = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta)
+        self.reader[flat] = np.where(several, -(2 + cta), tids)
+        won = self.reader[flat]                 # two threads reading one element in one statement
+        clash = (won != -1) & (won != np.where(several, -(2 + cta), tids)) & (owner_cta(won, threads) == cta)
+        if clash.any():
+            self.reader[flat[clash]] = -(2 + cta[clash])
+        self.rdirty.append(flat)
+
+    def reads_synced(self, active: np.ndarray, threads: int) -> None:
+        """A warp-synchronous operation (a shuffle or a collective) that the threads ``active``
+        (a batch mask) reached together: their reads so far come before anything they do after it
+        (the values went into it, or the warp waited there). A record of several readers is
+        dropped only when all threads of its CTA were there."""
+        if not self.rdirty:
+            return
+        idx = np.unique(np.concatenate(self.rdirty))
+        r = self.reader[idx]
+        whole = active.reshape(-1, threads).all(1)
+        single = r >= 0
+        hit = np.zeros(idx.shape, bool)
+        hit[single] = active[r[single]]
+        hit[~single & (r != -1)] = whole[owner_cta(r[~single & (r != -1)], threads)]
+        self.reader[idx[hit]] = -1
+        rest = idx[(r != -1) & ~hit]
+        self.rdirty = [rest] if rest.size else []
+
+    def racy_after_read(self, flat: np.ndarray, tids, values, before, threads: int):
+        """A per-thread store of a new value into an element another thread of its CTA read per
+        thread since the last barrier (that thread may have read the old value or this one):
+        (position, the reader or -1 for several) of the first, or None."""
+        if not self.rdirty:
+            return None
+        tids = np.broadcast_to(tids, flat.shape).ravel()
+        values = np.broadcast_to(values, flat.shape).ravel()
+        before = np.broadcast_to(before, flat.shape).ravel()
+        flat = flat.ravel()
+        r = self.reader[flat]
+        racy = (r != -1) & (r != tids) & (owner_cta(r, threads) == tids // threads) & ~_same(before, values)
+        if not racy.any():
+            return None
+        i = int(np.flatnonzero(racy)[0])
+        return i, int(r[i])
+
     def mark_uniform(self, flat: np.ndarray, ctas: np.ndarray) -> None:
         """Record uniform stores: every thread of batch CTA ``ctas[i]`` stored one value into
         ``flat[i]``."""
@@ -146,6 +205,17 @@ class Buffer:
 
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
+        if self.rdirty:
+            idx = np.concatenate(self.rdirty)
+            if ctas is None:
+                self.reader[idx] = -1
+                self.rdirty = []
+            else:
+                r = self.reader[idx]
+                hit = (r != -1) & np.isin(owner_cta(r, threads), ctas)
+                self.reader[idx[hit]] = -1
+                rest = idx[(r != -1) & ~hit]
+                self.rdirty = [np.unique(rest)] if rest.size else []
         if self.uni_dirty:
             idx = np.concatenate(self.uni_dirty)
             if ctas is None:

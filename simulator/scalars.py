@@ -277,6 +277,10 @@ class ScalarEval:
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act])
+        if buf.watch:
+            act = self.mask
+            buf.note_reads(flat[act], self.pid[act], self.T)
+            self.marked.add(buf)
         if buf.owner is not None and buf.cta_ids is not None:
             self._check_cross_read(e, buf, flat, run=False)
         return gather(buf, flat, True)
@@ -286,6 +290,10 @@ class ScalarEval:
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act][:, None])
+        if buf.watch:
+            act = self.mask
+            buf.note_reads(flat[act], self.pid[act][:, None], self.T)
+            self.marked.add(buf)
         if buf.owner is not None and buf.cta_ids is not None:
             self._check_cross_read(e, buf, flat, run=True)
         return gather(buf, flat, True)
@@ -321,6 +329,23 @@ class ScalarEval:
              help="let one thread store the element (guard the store), give each thread its own element, or "
                   "combine the values first (`sum<over ctx.thread>(..)`, `max<over ctx.lane>(..)`)")
 
+    def _read_then_written(self, at, buf, flat, tids, values, war) -> None:
+        """PH410: a thread stores a new value into an element another thread of its CTA read
+        since the last barrier, which may have read either value."""
+        i, reader = war
+        shape = np.shape(flat)
+        element = int(np.ravel(flat)[i])
+        t, cta = self.thread_of(int(np.broadcast_to(tids, shape).ravel()[i]))
+        who = f"thread {reader % self.T}" if reader >= 0 else "several threads"
+        fire("PH410", f"thread {t} of CTA {cta} stores a new value in `{buf.name}{list(buf.coords(element))}`, "
+             f"which {who} of the CTA read since the last barrier", at.span,
+             label="a store racing another thread's read",
+             notes=["a thread that reads an element another thread then overwrites may see the old value or the "
+                    "new one: nothing but a `barrier()` orders them; the compiler does not check this "
+                    "(LANGUAGE §9.8), the simulator does"],
+             help="put a `barrier()` between the reads and this store, or write the results elsewhere "
+                  "(another tile or tensor) and copy them back after a barrier")
+
     def store_elements(self, buf, flat, value, at) -> None:
         """Per-thread stores of the active threads (``flat`` ``(P,)`` or ``(P, n)``), recording
         them for the race checks. A store every thread of a CTA makes to one element with one value
@@ -353,6 +378,12 @@ class ScalarEval:
         if not np.array_equal(before.ravel(), v, equal_nan=v.dtype.kind == "f"):
             self.writes += 1                       # memory changed: progress, for the loop check
         buf.flat[f] = v
+        if buf.rdirty:
+            tid_a = self.pid[act]
+            tid_a = tid_a[:, None] if flat.ndim == 2 else tid_a
+            war = buf.racy_after_read(fa, tid_a, value[act], before, T)
+            if war is not None:
+                self._read_then_written(at, buf, fa, tid_a, value[act], war)
         if record.any():
             tids = self.pid[record]
             tids = tids[:, None] if flat.ndim == 2 else tids

@@ -567,3 +567,41 @@ def test_ph408_a_per_thread_store_after_a_uniform_store_of_another_value(body, w
 ])
 def test_no_ph408_after_a_uniform_store_that_nothing_contradicts(body):
     loads(WRITE_RACE.replace("BODY", body), "k.ph", unchecked=True).kernel()(f32(1, 64), f32(1, 32), grid=(3,))
+
+
+STENCIL = """@launch(64)
+kernel k(X: tensor<f32>[66], Y: tensor<f32>[64]) {
+  var s: tile<f32>[1, 66] = X[None :+ 1, 0 :+ 66]
+  let v = (s[0, ctx.thread] + s[0, ctx.thread + 1] + s[0, ctx.thread + 2]) / 3.0
+  SYNC
+  s[0, ctx.thread + 1] = v
+  barrier()
+  Y[ctx.thread] = s[0, ctx.thread + 1]
+}
+""".replace("X[None :+ 1, 0 :+ 66]", "0.0\n  s[0, ctx.thread + 1] = X[ctx.thread + 1]\n  barrier()")
+
+
+def test_ph410_an_in_place_update_over_neighbours_without_a_barrier():
+    # a late thread may read its neighbour's element after the neighbour overwrote it
+    x = np.random.default_rng(5).random(66).astype(np.float32)
+    e = fails(STENCIL.replace("SYNC", ""), x, f32(64))
+    assert e.code == "PH410" and at(e) == (8, 3), str(e)
+    assert "stores a new value in `s[0, 1]`, which several threads of the CTA read since the last barrier" in str(e)
+    y = f32(64)
+    loads(STENCIL.replace("SYNC", "barrier()"), "k.ph").kernel()(x, y, grid=(1,))
+    s = np.concatenate([[0.0], x[1:65], [0.0]])
+    assert np.allclose(y, (s[:-2] + s[1:-1] + s[2:]) / 3, rtol=1e-6)
+
+
+@pytest.mark.parametrize("body, code", [
+    ("O[ctx.thread] = O[ctx.thread + 1]", "PH410"),       # a shift in place, in global memory
+    ("O[ctx.thread] = O[ctx.thread] * 2.0", None),         # each thread its own element
+    ("O[ctx.thread + 1] = O[ctx.thread + 1] + 0.0 * O[ctx.thread]", None),   # the same value stored
+])
+def test_write_after_read_in_a_tensor(body, code):
+    src = f"@launch(64)\nkernel k(O: tensor<f32>[65]) {{\n  {body}\n}}\n"
+    o = np.arange(65, dtype=np.float32)
+    if code is None:
+        loads(src, "k.ph").kernel()(o, grid=(1,))
+    else:
+        assert fails(src, o).code == code
