@@ -29,7 +29,7 @@ if [ "$DRY" = 1 ]; then OUT=${OUT:-build/device-dry-run}; else OUT=${OUT:?the de
 # the carried wheels are for CPython 3.12: python3 when it is 3.12, else python3.12 when there is one
 PY=${PYTHON:-python3}
 if [ -z "${PYTHON:-}" ] && ! python3 -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null \
-   && command -v python3.12 >/dev/null 2>&1; then PY=python3.12; fi
+   && python3.12 -c 'import numpy' >/dev/null 2>&1; then PY=python3.12; fi   # (a pyenv shim may exist and fail)
 mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1
 
