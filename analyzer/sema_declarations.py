@@ -6,6 +6,7 @@ from __future__ import annotations
 from .diagnostics.model import NOTE, Span
 from .ops import OpClass, OpInfo
 from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text
+from . import sema_model
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -290,6 +291,15 @@ class DeclarationChecks:
                        f"({' -> '.join(f'`{n}`' if n != '...' else n for n in shown)})", call.span,
                        label=f"call {len(chain)} levels deep",
                        help="functions are inlined at every call: call fewer functions from within functions")
+            return ERROR
+        self.inlined += 1
+        limit = sema_model.MAX_INLINED_CALLS
+        if self.inlined > limit:
+            if self.inlined == limit + 1:
+                self.error("PH008", f"more than {limit:,} calls inlined into one kernel", call.span,
+                           label=f"call {limit + 1:,}",
+                           help="functions are inlined at every call, so a function that calls another twice "
+                                "doubles the work per level: call fewer functions from within functions, or loop")
             return ERROR
         if fn.name in self.bad_functions:          # its signature is already reported
             for a in call.args:

@@ -44,6 +44,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
         self.bad_functions: set[str] = set()
         self.suggestions_left = 50          # "did you mean" runs difflib: only for the first few
         self.call_stack: list[str] = []
+        self.inlined = 0                    # calls inlined into the kernel (or function) being checked
         self.inst: Instance | None = None
         self.scope: Scope | None = None
         self.fn_ret: Type | None = None       # declared return type of the function being checked
@@ -85,6 +86,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
                 info.kernels.append(self.check_kernel(item))
         for name, fn in self.functions.items():
             if name not in self.called:
+                self.inlined = 0
                 inst = self.check_function_alone(fn)
                 info.uncalled.append(inst)
         return info
@@ -144,6 +146,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
     def check_kernel(self, k: A.Kernel) -> KernelInfo:
         inst = Instance("kernel", k.name, k)
         kinfo = KernelInfo(k, inst)
+        self.inlined = 0
         self.inst = inst
         self.scope = Scope(function_boundary=True)
         self.fn_ret = None

@@ -214,3 +214,28 @@ def test_a_released_check_leaves_no_reference_cycles():
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def _doubling(levels: int) -> str:
+    """Functions that each call the one below twice: 2**levels - 1 inlined calls."""
+    fns = ["fn g0(x: f32) -> f32 {\n  return x + 1.0\n}\n"]
+    for i in range(1, levels):
+        fns.append(f"fn g{i}(x: f32) -> f32 {{\n  return g{i - 1}(x) + g{i - 1}(x * 0.5)\n}}\n")
+    return "".join(fns) + f"@launch(32)\nkernel k(O: tensor<f32>[32]) {{\n  O[ctx.lane] = g{levels - 1}(1.0)\n}}\n"
+
+
+def test_inlined_calls_are_capped_per_kernel(monkeypatch):
+    # inlining at every call made 17 doubling levels cost 8 s and 1 GB, 20 levels a minute and 8 GB:
+    # past MAX_INLINED_CALLS the checker stops inlining with one PH008 (no kernel that big could be
+    # built: PH213 caps a build at 100,000 expressions)
+    from phobos_tools.analyzer import check_source, sema_model
+    from phobos_tools.analyzer.sema_model import Instance
+    monkeypatch.setattr(sema_model, "MAX_INLINED_CALLS", 100)
+    assert [d.code for d in check_source(_doubling(6), "t.ph").diagnostics] == []     # 63 calls
+    made = _recording(Instance)
+    with mock.patch("phobos_tools.analyzer.sema_declarations.Instance", made):
+        diags = check_source(_doubling(12), "t.ph").diagnostics                          # 4,095 calls
+    assert [d.code for d in diags] == ["PH008"]
+    assert "more than 100 calls inlined into one kernel" in diags[0].message
+    assert len(made.made) <= 101                  # the inlining stopped at the cap
+

@@ -17,7 +17,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH005": ("syntax-error", "the tokens do not form a program"),
     "PH006": ("brace-on-next-line", "a block's `{` on the line after its header"),
     "PH007": ("else-after-newline", "`else` on the line after the `}` it follows"),
-    "PH008": ("nesting-too-deep", "blocks or expressions nested deeper than 1000 levels, or calls more than 32 deep"),
+    "PH008": ("nesting-too-deep", "blocks or expressions nested deeper than 1000 levels, calls more than 32 deep, or over 50,000 calls inlined into one kernel"),
     "PH009": ("empty-file", "a file with no kernel and no function"),
     "PH010": ("chained-comparison", "comparisons are non-associative: `a < b < c`"),
     # --- PH1xx: names, types and shapes ---
