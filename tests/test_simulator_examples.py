@@ -50,23 +50,26 @@ def _lanes_matvec(rng, n, k):
     close(y[0], W @ x[0], rtol=1e-4, atol=1e-4)
 
 
-def test_lanes_matvec_at_4096_by_1024_takes_under_two_seconds():
-    """Issue 7's bar: CTAs of a kernel without atomics run together as one vector. Timed from the
-    source text to the result (the parser is built beforehand, once per process)."""
-    import time
+def test_lanes_matvec_at_4096_by_1024_runs_its_ctas_as_one_vector(monkeypatch):
+    """Issue 7's bar: CTAs of a kernel without atomics run together, so the spec's matvec at
+    N = 4096, K = 1024 (1024 CTAs of 128 threads) is one batch of numpy vectors, not 1024 runs.
+    Its time is a benchmark's figure (benchmarks/sim_vs_numba.py), not a unit test's."""
+    from phobos_tools.simulator import launch, loads
+    made = []
 
-    from phobos_tools.simulator import loads
+    class Counting(launch.Machine):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            made.append(self.C)
+    monkeypatch.setattr(launch, "Machine", Counting)
     source = (EXAMPLES / "lanes_matvec.ph").read_text()
-    loads("kernel warm() {}\n")
     rng = np.random.default_rng(0)
     W = rng.standard_normal((4096, 1024), dtype=np.float32)
     x = rng.standard_normal((1, 1024), dtype=np.float32)
     y = np.zeros((1, 4096), np.float32)
-    start = time.perf_counter()
     loads(source, "lanes_matvec.ph").kernel()(W, x, y, grid=(1024,))
-    elapsed = time.perf_counter() - start
     close(y[0], W @ x[0], rtol=1e-5, atol=1e-4)
-    assert elapsed < 2.0, f"{elapsed:.2f} s"
+    assert made == [1024]
 
 
 @case("lane_strided", (8, 100), (16, 33), (64, 300))
