@@ -161,6 +161,17 @@ def stored_per_thread(inst) -> set:
     return out
 
 
+def written(inst) -> set:
+    """The buffers any operation of the kernel (its inlined functions included) writes."""
+    out, stack = set(), [inst]
+    while stack:
+        i = stack.pop()
+        for op in i.ops.values():
+            out.update(op.writes or ())
+        stack.extend(i.calls.values())
+    return out
+
+
 def uses_once_per_cta(inst) -> bool:
     """Does the kernel (or a function it calls) use an atomic, `load_acquire` or `store_release`?"""
     stack = [inst]
@@ -257,6 +268,9 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
         for name in stored_per_thread(kinfo.instance):      # write after read: watch their reads
             if name in buffers:
                 buffers[name].watch = True
+        for name in written(kinfo.instance):                # and between CTAs
+            if name in buffers:
+                buffers[name].xwatch = True
         sequential = uses_once_per_cta(kinfo.instance)
         if sequential:
             per_batch = 1

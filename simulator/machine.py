@@ -106,12 +106,14 @@ class Machine(ScalarEval, TileEval, ThreadOps):
     def cross_cta(self, node, buf, flat, cidx, found, reads: bool) -> None:
         """PH409: a CTA reads, or stores another value into, an element another CTA of the launch
         stored (``found``: (position in ``flat``, the other CTA's grid index or -2))."""
-        i, other = found
+        i, other, how = found
         element = int(np.ravel(flat)[i])
         c = int(np.broadcast_to(cidx, np.shape(flat)).ravel()[i])
         them = "several other CTAs" if other == -2 else f"CTA {self.grid_cta_name(other)}"
-        what = f"reads `{buf.name}{list(buf.coords(element))}`, which {them} stored" if reads else \
-            f"stores into `{buf.name}{list(buf.coords(element))}` a value other than the one {them} stored"
+        at = f"`{buf.name}{list(buf.coords(element))}`"
+        what = (f"reads {at}, which {them} stored" if reads else
+                f"stores a new value in {at}, which {them} read" if how == "read" else
+                f"stores into {at} a value other than the one {them} stored")
         fire("PH409", f"CTA {self.cta_label(c)} {what} in this launch", node.span,
              label="races with another CTA" if reads else "a store racing another CTA's store",
              notes=["the CTAs of a launch run in no fixed order, and nothing orders one CTA's memory "

@@ -26,7 +26,8 @@ from .values import dtype_of
 
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
-                 "same", "uni", "uni_dirty", "owner", "cta_ids", "reader", "rdirty", "watch")
+                 "same", "uni", "uni_dirty", "owner", "cta_ids", "reader", "rdirty", "watch",
+                 "xwatch", "xreader")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -57,6 +58,10 @@ class Buffer:
         # none, -2 for several that stored one value
         self.owner: np.ndarray | None = None
         self.cta_ids: np.ndarray | None = None
+        # and per element the CTA that read it in this launch (-2: several), for the tensors the
+        # kernel writes (``xwatch``): another CTA's store of a new value there races with the read
+        self.xwatch = False
+        self.xreader: np.ndarray | None = None
         # write after read: per element the thread that read it per thread since its CTA's last
         # barrier (-(2 + c): several threads of batch CTA c; -1: none), kept for buffers a
         # per-thread store may write (``watch``: every tile, the tensors the kernel stores into)
@@ -299,6 +304,12 @@ class Buffer:
         values = np.broadcast_to(values, shape).ravel()
         before = np.broadcast_to(before, shape).ravel()
         flat = flat.ravel()
+        if self.xreader is not None:
+            rd = self.xreader[flat]
+            read = ((rd == -2) | ((rd >= 0) & (rd != ctas))) & ~_same(before, values)
+            if read.any():
+                i = int(np.flatnonzero(read)[0])
+                return i, int(rd[i]), "read"
         if self.owner is None:
             self.owner = np.full(self.flat.size, -1, dtype=np.int32)
         own = self.owner[flat]
@@ -306,7 +317,7 @@ class Buffer:
         racy = other & ~_same(before, values)
         if racy.any():
             i = int(np.flatnonzero(racy)[0])
-            return i, int(own[i])
+            return i, int(own[i]), "stored"
         self.owner[flat] = ctas
         won = self.owner[flat]
         dup = won != ctas                        # another CTA stored the element in this statement
@@ -314,27 +325,41 @@ class Buffer:
             differs = dup & ~_same(self.flat[flat], values)
             if differs.any():
                 i = int(np.flatnonzero(differs)[0])
-                return i, int(won[i])
+                return i, int(won[i]), "stored"
             other |= dup
         if other.any():
             self.owner[flat[other]] = -2         # several CTAs, one value
         return None
 
     def cross_read(self, flat: np.ndarray, cidx: np.ndarray, inb=True):
-        """A read by batch CTAs ``cidx`` of elements another CTA stored in this launch: (position
-        in ``flat``'s flattening, that CTA's grid index) or None. Elements several CTAs stored with
-        one value are not reported."""
-        if self.owner is None or self.cta_ids is None or flat.size == 0:
+        """A read by batch CTAs ``cidx`` (per position) of ``flat``: noted for a later store by
+        another CTA (``xwatch`` buffers), and checked against the stores of the launch: (position in
+        ``flat``'s flattening, the grid index of a CTA that stored the element) or None. Elements
+        several CTAs stored with one value are not reported."""
+        if self.cta_ids is None or flat.size == 0:
             return None
-        own = self.owner[np.where(inb, flat, 0)] if inb is not True else self.owner[flat]
-        ctas = self.cta_ids[np.asarray(cidx)]
-        racy = (own >= 0) & (own != np.broadcast_to(ctas, own.shape))
-        if inb is not True:
-            racy &= inb
-        if not racy.any():
-            return None
-        i = int(np.flatnonzero(racy)[0])
-        return i, int(own.ravel()[i])
+        ctas = np.broadcast_to(self.cta_ids[np.asarray(cidx)], flat.shape)
+        found = None
+        if self.owner is not None:
+            own = self.owner[np.where(inb, flat, 0)] if inb is not True else self.owner[flat]
+            racy = (own >= 0) & (own != ctas)
+            if inb is not True:
+                racy &= inb
+            if racy.any():
+                i = int(np.flatnonzero(racy)[0])
+                found = i, int(own.ravel()[i]), "stored"
+        if self.xwatch and found is None:
+            f, c = (flat, ctas) if inb is True else (flat[inb], ctas[inb])
+            f, c = f.ravel(), c.ravel()
+            if self.xreader is None:
+                self.xreader = np.full(self.flat.size, -1, dtype=np.int32)
+            old = self.xreader[f]
+            new = np.where((old == -1) | (old == c), c, -2).astype(np.int32)
+            self.xreader[f] = new
+            mixed = self.xreader[f] != new           # two CTAs read one element in one statement
+            if mixed.any():
+                self.xreader[f[mixed]] = -2
+        return found
 
     def racy_reads(self, flat: np.ndarray, readers: np.ndarray, threads: int):
         """Positions where thread ``readers[i]`` reads ``flat[i]`` that another thread of its CTA

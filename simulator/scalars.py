@@ -281,7 +281,7 @@ class ScalarEval:
             act = self.mask
             buf.note_reads(flat[act], self.pid[act], self.T)
             self.marked.add(buf)
-        if buf.owner is not None and buf.cta_ids is not None:
+        if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
             self._check_cross_read(e, buf, flat, run=False)
         return gather(buf, flat, True)
 
@@ -294,7 +294,7 @@ class ScalarEval:
             act = self.mask
             buf.note_reads(flat[act], self.pid[act][:, None], self.T)
             self.marked.add(buf)
-        if buf.owner is not None and buf.cta_ids is not None:
+        if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
             self._check_cross_read(e, buf, flat, run=True)
         return gather(buf, flat, True)
 
@@ -305,7 +305,7 @@ class ScalarEval:
         if binop:
             if buf.dirty:
                 self._check_point_race(target, buf, flat[self.mask], self.pid[self.mask])
-            if buf.owner is not None and buf.cta_ids is not None:
+            if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
                 self._check_cross_read(target, buf, flat, run=False)
             old = gather(buf, flat, True)
             value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)

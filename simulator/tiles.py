@@ -79,7 +79,7 @@ class TileEval:
             racy = (w != -1) & inb & (owner_cta(w, self.T) == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
             if racy.any():
                 self._racy_tile_read(buf, node, flat, racy, w, cidx)
-        if buf.owner is not None and buf.cta_ids is not None:
+        if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
             cid = cidx.reshape((-1,) + (1,) * (flat.ndim - 1))
             found = buf.cross_read(flat, cid, inb)
             if found is not None:

@@ -605,3 +605,29 @@ def test_write_after_read_in_a_tensor(body, code):
         loads(src, "k.ph").kernel()(o, grid=(1,))
     else:
         assert fails(src, o).code == code
+
+
+def test_a_cta_storing_into_what_another_cta_read_races():
+    # PH409, write after read between CTAs: CTA 1 may run after CTA 0's store and read it
+    src = """@launch(32)
+kernel k(O: tensor<f32>[64], P: tensor<f32>[64]) {
+  P[ctx.block.x * 32 + ctx.lane] = O[(1 - ctx.block.x) * 32 + ctx.lane]
+  O[ctx.block.x * 32 + ctx.lane] = VALUE
+}
+"""
+    e = fails(src.replace("VALUE", "f32(ctx.block.x) + 5.0"), f32(64), f32(64), grid=(2,))
+    assert e.code == "PH409" and at(e) == (4, 3)
+    assert "CTA (0, 0, 0) stores a new value in `O[0]`, which CTA (1, 0, 0) read in this launch" in str(e)
+    # storing back what was there changes nothing another CTA could see
+    loads(src.replace("VALUE", "O[ctx.block.x * 32 + ctx.lane]"), "k.ph").kernel()(f32(64), f32(64), grid=(2,))
+
+
+def test_a_tile_read_of_rows_another_cta_then_overwrites_races():
+    src = """@launch(32)
+kernel k(O: tensor<f32>[2, 32], P: tensor<f32>[2, 32]) {
+  P[ctx.block.x :+ 1, 0 :+ 32] = O[1 - ctx.block.x :+ 1, 0 :+ 32]
+  O[ctx.block.x :+ 1, 0 :+ 32] = P[ctx.block.x :+ 1, 0 :+ 32] + 1.0
+}
+"""
+    e = fails(src, f32(2, 32), f32(2, 32), grid=(2,))
+    assert e.code == "PH409" and "which CTA (1, 0, 0) read" in str(e)

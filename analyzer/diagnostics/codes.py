@@ -67,7 +67,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH406": ("division-by-zero", "an integer division or remainder by zero"),
     "PH407": ("loop-variable-overflow", "a `for` loop variable that steps past the largest value of its type"),
     "PH408": ("racy-write", "two threads of a CTA storing different values in one element since the last barrier"),
-    "PH409": ("cross-cta-race", "a CTA reading, or storing another value into, an element another CTA of the launch stored"),
+    "PH409": ("cross-cta-race", "a CTA reading an element another CTA of the launch stored, or storing a new value where another CTA stored or read"),
     "PH410": ("racy-write-after-read", "a per-thread store of a new value into an element another thread of the CTA read since the last barrier"),
     # --- PH9xx: internal ---
     "PH900": ("internal-error", "an unexpected failure inside phobos-tools (a bug: please report it)"),
