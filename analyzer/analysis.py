@@ -30,6 +30,12 @@ class KernelAnalysis:
         labels, _ = chain_labels(self.facts, ("b", b.uid))
         return labels
 
+    def why_notes(self, b: Binding) -> list[str]:
+        """What ``--why`` adds under the chain: a `var` whose other assignments are less varying
+        (LANGUAGE §9.1), a warp index written through `ctx.thread`."""
+        from .facts.explain import chain_notes
+        return chain_notes(self.facts, ("b", b.uid), lane_level=True)
+
 
 def analyze_program(info: ProgramInfo, diagnostics: list) -> list[KernelAnalysis]:
     from .rules import run as run_rules

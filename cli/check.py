@@ -391,8 +391,10 @@ def _binding_kinds(report: FileReport, name: str | None = None) -> list[Any]:
             if name is not None and binding.name != name:
                 continue
             chain = tuple(analysis.why(binding)) if name is not None else ()
+            notes = tuple(analysis.why_notes(binding)) if name is not None else ()
             records.append(BindingKind(analysis.name, binding.name, binding.span,
-                                       KIND_NAMES[analysis.kind_of(binding)], _inlined_calls(instance), chain))
+                                       KIND_NAMES[analysis.kind_of(binding)], _inlined_calls(instance), chain,
+                                       notes))
     records.sort(key=lambda r: (r.span.line, r.span.column, r.kernel,
                                 tuple((s.line, s.column) for _, s in r.calls)))
     return records

@@ -212,3 +212,22 @@ def test_the_conditional_operator_points_to_where():
     src = "@launch(32)\nkernel k(A: tensor<f32>[32]) {\n  A[ctx.lane] = A[ctx.lane] > 0.0 ? 1.0 : 0.0\n}\n"
     d = errors(src)[0]
     assert d.code == "PH003" and "`where(c, a, b)`" in d.help
+
+
+def test_why_adds_the_same_notes(capsys, tmp_path):
+    from phobos_tools.cli.check import main
+    src = tmp_path / "k.ph"
+    src.write_text("""@launch(64)
+kernel k(X: tensor<f32>[64], O: tensor<f32>[64], n: i32) {
+  let w = ctx.thread / 32
+  var m = ctx.thread % 4
+  O[ctx.thread] = X[ctx.thread] * f32(m + w)
+  m = n
+}
+""")
+    main(["--why", "w", str(src)])
+    out = capsys.readouterr().out
+    assert "= note: `ctx.thread / 32` is the same in every lane of a warp" in out and "`ctx.warp`" in out
+    main(["--why", "m", str(src)])
+    out = capsys.readouterr().out
+    assert "= note: `m` is a `var`, so it has one kind for the whole kernel" in out and "at 6:3" in out

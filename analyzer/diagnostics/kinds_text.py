@@ -35,6 +35,7 @@ class BindingKind:
     kind: str                                   # "uniform", "warp-uniform" or "varying"
     calls: tuple[tuple[str, Span], ...] = ()    # inlined through: (function, call span), kernel side first
     chain: tuple[Label, ...] = ()               # why it has its kind, in causal order
+    notes: tuple[str, ...] = ()                 # what the chain alone does not say (a reused var, ...)
 
 
 def render_kinds_listing(path: str, source_text: str | None, bindings: Iterable[BindingKind],
@@ -108,6 +109,7 @@ def render_why(path: str, source_text: str | None, binding: BindingKind) -> str:
         footer.append(("inlined", _inlined_text(binding)))
     if binding.kind != "uniform" and not binding.chain:
         footer.append(("note", "the analysis recorded no steps for this kind (a gap in phobos-tools: please report it)"))
+    footer.extend(("note", n) for n in binding.notes)
     return render_block(headline, binding.span, label, binding.chain, footer, source_text)
 
 
