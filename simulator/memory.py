@@ -114,7 +114,9 @@ class Buffer:
             self.writer[flat[clash]] = several[clash]
         if values is not None and (shared.any() or clash.any()):
             self._same_values(flat, tids, values, old, shared | clash, cta, threads)
-        self.dirty.append(flat)
+        fresh = flat[old == -1]                 # the others are listed already (a loop's stores
+        if fresh.size:                          # would grow the list without bound)
+            self.dirty.append(fresh)
 
     def _same_values(self, flat, tids, values, old, several, cta, threads) -> None:
         """Keep, for each element now stored by several threads of one CTA, whether they all
@@ -161,7 +163,9 @@ class Buffer:
         clash = (won != -1) & (won != np.where(several, -(2 + cta), tids)) & (owner_cta(won, threads) == cta)
         if clash.any():
             self.reader[flat[clash]] = -(2 + cta[clash])
-        self.rdirty.append(flat)
+        fresh = flat[old == -1]                 # the others are listed already
+        if fresh.size:
+            self.rdirty.append(fresh)
 
     def reads_synced(self, active: np.ndarray, threads: int) -> None:
         """A warp-synchronous operation (a shuffle or a collective) that the threads ``active``
@@ -205,8 +209,10 @@ class Buffer:
             return
         if self.uni is None:
             self.uni = np.zeros(self.flat.size, dtype=np.int32)
+        fresh = flat[self.uni[flat] == 0]       # the others are listed already
         self.uni[flat] = ctas + 1
-        self.uni_dirty.append(flat)
+        if fresh.size:
+            self.uni_dirty.append(fresh)
 
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""

@@ -631,3 +631,23 @@ kernel k(O: tensor<f32>[2, 32], P: tensor<f32>[2, 32]) {
 """
     e = fails(src, f32(2, 32), f32(2, 32), grid=(2,))
     assert e.code == "PH409" and "which CTA (1, 0, 0) read" in str(e)
+
+
+def test_race_records_of_a_loop_without_barriers_stay_the_size_of_the_buffer():
+    # a loop storing and reading the same elements, with no barrier, lists each element once:
+    # the lists the barrier clears do not grow with the iterations (memory and time)
+    from phobos_tools.analyzer.types import SCALARS
+    from phobos_tools.simulator.memory import Buffer
+
+    buf = Buffer("O", np.zeros(256, np.float32), SCALARS["f32"], per_cta=False)
+    flat, tids = np.arange(256), np.arange(256)
+    for _ in range(50):
+        buf.mark(flat, tids, 256, np.ones(256, np.float32))
+        buf.note_reads(flat, tids, 256)
+        buf.mark_uniform(flat[:1], np.zeros(1, np.int64))
+    assert sum(f.size for f in buf.dirty) == 256
+    assert sum(f.size for f in buf.rdirty) == 256
+    assert sum(f.size for f in buf.uni_dirty) == 1
+    buf.clear(None, 256)
+    assert not buf.dirty and not buf.rdirty and not buf.uni_dirty
+    assert (buf.writer == -1).all() and (buf.reader == -1).all() and (buf.uni == 0).all()
