@@ -27,7 +27,7 @@ from .values import dtype_of
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
                  "same", "uni", "uni_dirty", "owner", "cta_ids", "reader", "rdirty", "watch",
-                 "xwatch", "xreader")
+                 "xwatch", "xreader", "rwarp", "rsync")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -68,6 +68,11 @@ class Buffer:
         self.reader: np.ndarray | None = None
         self.rdirty: list[np.ndarray] = []
         self.watch = per_cta
+        # with ``reader``: the batch warp all the element's readers are in (-1: several warps),
+        # and whether a shuffle or lane collective of that warp came after their reads (which
+        # orders them before that warp's later stores, not before other warps')
+        self.rwarp: np.ndarray | None = None
+        self.rsync: np.ndarray | None = None
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -153,29 +158,49 @@ class Buffer:
             return
         if self.reader is None:
             self.reader = np.full(self.flat.size, -1, dtype=np.int32)
+            self.rwarp = np.full(self.flat.size, -1, dtype=np.int32)
+            self.rsync = np.zeros(self.flat.size, dtype=bool)
         tids = np.broadcast_to(tids, flat.shape).ravel()
         flat = flat.ravel()
         cta = tids // threads
         old = self.reader[flat]
-        several = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta)
+        mine = (old != -1) & (owner_cta(old, threads) == cta)       # a record of this CTA
+        several = mine & (old != tids)
         self.reader[flat] = np.where(several, -(2 + cta), tids)
         won = self.reader[flat]                 # two threads reading one element in one statement
         clash = (won != -1) & (won != np.where(several, -(2 + cta), tids)) & (owner_cta(won, threads) == cta)
         if clash.any():
             self.reader[flat[clash]] = -(2 + cta[clash])
+        warp = tids // 32
+        neww = np.where(mine & (self.rwarp[flat] != warp), -1, warp)
+        self.rwarp[flat] = neww
+        got = self.rwarp[flat]                  # readers of two warps in one statement
+        mixed = (got != neww) & (owner_cta(self.reader[flat], threads) == cta)
+        if mixed.any():
+            self.rwarp[flat[mixed]] = -1
+        self.rsync[flat] = False                # a read after the warp's last sync
         fresh = flat[old == -1]                 # the others are listed already
         if fresh.size:
             self.rdirty.append(fresh)
 
-    def reads_synced(self, active: np.ndarray, threads: int) -> None:
-        """A warp-synchronous operation (a shuffle or a collective) that the threads ``active``
+    def reads_synced(self, active: np.ndarray, threads: int, lane: bool = False) -> None:
+        """A synchronizing operation (a shuffle or a collective) that the threads ``active``
         (a batch mask) reached together: their reads so far come before anything they do after it
-        (the values went into it, or the warp waited there). A record of several readers is
-        dropped only when all threads of its CTA were there."""
+        (the values went into it, or the warp waited there). A CTA collective (``lane`` false)
+        drops the records of its CTAs; a shuffle or lane collective orders the reads only with
+        later stores of the same warp, since the other warps do not wait for it."""
         if not self.rdirty:
             return
         idx = np.unique(np.concatenate(self.rdirty))
         r = self.reader[idx]
+        if lane:
+            w = self.rwarp[idx]
+            warps = active.reshape(-1, 32).all(1)
+            ok = (r != -1) & (w >= 0)
+            ok[ok] = warps[w[ok]]
+            self.rsync[idx[ok]] = True
+            self.rdirty = [idx]
+            return
         whole = active.reshape(-1, threads).all(1)
         single = r >= 0
         hit = np.zeros(idx.shape, bool)
@@ -197,6 +222,8 @@ class Buffer:
         flat = flat.ravel()
         r = self.reader[flat]
         racy = (r != -1) & (r != tids) & (owner_cta(r, threads) == tids // threads) & ~_same(before, values)
+        if racy.any():                          # a lane-level sync of the readers' warp orders them
+            racy &= ~(self.rsync[flat] & (self.rwarp[flat] == tids // 32))
         if not racy.any():
             return None
         i = int(np.flatnonzero(racy)[0])

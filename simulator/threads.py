@@ -92,12 +92,13 @@ class ThreadOps:
                  help=_uniform_operand_help(op.name))
         return ref
 
-    def _reads_synced(self) -> None:
+    def _reads_synced(self, lane: bool) -> None:
         """The active threads met at a shuffle or collective: their earlier per-thread reads are
-        done before any of them stores after it (no write after read with them)."""
+        done before any of them stores after it (no write after read with them); a shuffle or a
+        lane collective only orders its warp (``lane``)."""
         for buf in self.marked:
             if buf.rdirty:
-                buf.reads_synced(self.mask, self.T)
+                buf.reads_synced(self.mask, self.T, lane)
 
     def end_cta_op(self, cidx: np.ndarray) -> None:
         """The barrier that ends a CTA-wide operation (or a `barrier()`): stores before it are
@@ -127,7 +128,7 @@ class ThreadOps:
             group = self.T
         out = self.types[id(e)]
         x = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,)).reshape(-1, group)
-        self._reads_synced()
+        self._reads_synced(lane)
         f = e.func
         with np.errstate(all="ignore"):
             if f == "sum":
@@ -150,7 +151,7 @@ class ThreadOps:
         out = self.types[id(e)]
         v = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,))
         d = np.broadcast_to(np.asarray(self.ev(e.param)).astype(np.int64), (self.P,))
-        self._reads_synced()
+        self._reads_synced(True)
         lane = self.lane64
         src = {"xor": lambda: lane ^ d, "up": lambda: lane - d, "down": lambda: lane + d,
                "idx": lambda: d}[e.mode]()

@@ -651,3 +651,40 @@ def test_race_records_of_a_loop_without_barriers_stay_the_size_of_the_buffer():
     buf.clear(None, 256)
     assert not buf.dirty and not buf.rdirty and not buf.uni_dirty
     assert (buf.writer == -1).all() and (buf.reader == -1).all() and (buf.uni == 0).all()
+
+
+WARP_SYNC = """@launch(64)
+kernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {
+  var s: tile<f32>[1, 64] = 0.0
+  s[0, ctx.thread] = A[ctx.thread]
+  barrier()
+  let v = s[0, READ]
+  let w = SYNC
+  s[0, ctx.thread] = w
+  barrier()
+  O[ctx.thread] = s[0, ctx.thread]
+}
+"""
+
+
+@pytest.mark.parametrize("read, sync, code", [
+    # a shuffle or lane collective waits for the lanes of its warp only: another warp may store
+    # over the element before this warp reads it (PH410)
+    ("(ctx.thread + 32) % 64", "shfl<xor 1>(v)", "PH410"),
+    ("(ctx.thread + 32) % 64", "v + 0.0 * sum<over ctx.lane>(v)", "PH410"),
+    # within the warp it orders the reads before the partner's store
+    ("ctx.thread ^ 1", "shfl<xor 1>(v)", None),
+    ("ctx.thread / 2 * 2", "v + 0.0 * max<over ctx.lane>(v)", None),
+    ("ctx.warp * 32", "shfl<idx 3>(v)", None),
+    # a CTA collective exchanges through shared memory with barriers: every warp waits
+    ("(ctx.thread + 32) % 64", "v + 0.0 * sum<over ctx.thread>(v)", None),
+    ("(ctx.thread + 32) % 64", "v", "PH410"),
+])
+def test_a_lane_level_operation_orders_reads_only_within_its_warp(read, sync, code):
+    src = WARP_SYNC.replace("READ", read).replace("SYNC", sync)
+    a = np.random.default_rng(1).random(64).astype(np.float32)
+    if code is None:
+        loads(src, "k.ph", unchecked=True).kernel()(a, f32(64), grid=(2,))
+    else:
+        e = fails(src, a, f32(64), grid=(2,))
+        assert e.code == code and at(e) == (8, 3), str(e)
