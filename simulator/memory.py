@@ -162,20 +162,31 @@ class Buffer:
             self.rsync = np.zeros(self.flat.size, dtype=bool)
         tids = np.broadcast_to(tids, flat.shape).ravel()
         flat = flat.ravel()
-        cta = tids // threads
         old = self.reader[flat]
-        mine = (old != -1) & (owner_cta(old, threads) == cta)       # a record of this CTA
+        if (old == -1).all():                   # the common case, fast: no records there yet
+            self.reader[flat] = tids
+            if (self.reader[flat] == tids).all():       # and no element read twice
+                self.rwarp[flat] = tids // 32
+                self.rsync[flat] = False
+                self.rdirty.append(flat)
+                return
+            self.reader[flat] = -1
+        cta = tids // threads
+        # a record of this CTA (every record of a tile's element is its CTA's)
+        ours = (lambda w: True) if self.per_cta else (lambda w: owner_cta(w, threads) == cta)
+        mine = (old != -1) & ours(old)
         several = mine & (old != tids)
-        self.reader[flat] = np.where(several, -(2 + cta), tids)
+        mark = np.where(several, -(2 + cta), tids)
+        self.reader[flat] = mark
         won = self.reader[flat]                 # two threads reading one element in one statement
-        clash = (won != -1) & (won != np.where(several, -(2 + cta), tids)) & (owner_cta(won, threads) == cta)
+        clash = (won != -1) & (won != mark) & ours(won)
         if clash.any():
             self.reader[flat[clash]] = -(2 + cta[clash])
         warp = tids // 32
         neww = np.where(mine & (self.rwarp[flat] != warp), -1, warp)
         self.rwarp[flat] = neww
         got = self.rwarp[flat]                  # readers of two warps in one statement
-        mixed = (got != neww) & (owner_cta(self.reader[flat], threads) == cta)
+        mixed = (got != neww) & ours(self.reader[flat])
         if mixed.any():
             self.rwarp[flat[mixed]] = -1
         self.rsync[flat] = False                # a read after the warp's last sync
