@@ -66,9 +66,7 @@ def declared_tiles(kinfo) -> list:
     computed tile argument (an ArgumentTile)."""
     from .sema_helpers import _is_plain_tile
     out = []
-    stack = [kinfo.instance]
-    while stack:
-        inst = stack.pop()
+    for inst in kinfo.instance.tree():
         for b in inst.bindings:
             if b.kind in ("var", "let") and isinstance(b.type, Tile) and b.type.static:
                 out.append((b, tile_bytes(b.type)))
@@ -82,7 +80,6 @@ def declared_tiles(kinfo) -> list:
             r = callee.ret_type
             if call is not None and isinstance(r, Tile) and r.static:
                 out.append((ArgumentTile(f"the result of `{callee.name}`", call.span, r), tile_bytes(r)))
-        stack.extend(inst.calls.values())
     return out
 
 

@@ -67,6 +67,15 @@ class Instance:
     decls: dict[int, Binding] = field(default_factory=dict)   # id(Let/Var/For/Param) -> Binding
     ret_type: Type | None = None
 
+    def tree(self):
+        """This instance and every call inlined into it, at any depth (depth-first, the last
+        call of each instance first)."""
+        stack = [self]
+        while stack:
+            inst = stack.pop()
+            yield inst
+            stack.extend(inst.calls.values())
+
 
 @dataclass(eq=False)
 class KernelInfo:

@@ -116,11 +116,11 @@ def _lower_all(result, checked, arch, path, kernel, resources) -> None:
 def kernel_size(inst, stop: int | None = None) -> int:
     """The expressions and declarations of ``inst`` and of the calls inlined into it (counting
     stops once past ``stop``)."""
-    total, stack = 0, [inst]
-    while stack and (stop is None or total <= stop):
-        i = stack.pop()
+    total = 0
+    for i in inst.tree():
         total += len(i.types) + len(i.decls)
-        stack.extend(i.calls.values())
+        if stop is not None and total > stop:
+            break
     return total
 
 

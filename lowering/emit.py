@@ -74,11 +74,9 @@ def unsupported_ops(kinfo) -> list[Unsupported]:
     """Every operation of NOT_LOWERED in the kernel and the functions it inlines, in source
     order."""
     found = []
-    stack = [kinfo.instance]
     seen = set()
-    while stack:
-        inst = stack.pop()
-        for node_id, op in inst.ops.items():
+    for inst in kinfo.instance.tree():
+        for op in inst.ops.values():
             if op.cls is OpClass.CTA_WIDE and op.name in NOT_LOWERED:
                 key = (op.span, op.name)
                 if key not in seen:
@@ -87,7 +85,6 @@ def unsupported_ops(kinfo) -> list[Unsupported]:
                                     help=NOT_LOWERED[op.name])
                     u.what = op.name
                     found.append(u)
-        stack.extend(inst.calls.values())
     found.sort(key=lambda u: (u.span.line, u.span.column))
     return found
 

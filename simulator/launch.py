@@ -149,49 +149,27 @@ def scalar_argument(name: str, t: Scalar, v):
     return out
 
 
-def stored_per_thread(inst) -> set:
-    """The buffers a scalar or run store of the kernel (its inlined functions included) writes."""
-    out, stack = set(), [inst]
-    while stack:
-        i = stack.pop()
+def written(inst) -> tuple[set, set]:
+    """The buffers the kernel (its inlined functions included) writes: (by a scalar or run store,
+    by any operation)."""
+    per_thread, anyhow = set(), set()
+    for i in inst.tree():
         for op in i.ops.values():
-            if op.name == STORE:
-                out.update(op.writes or ())
-        stack.extend(i.calls.values())
-    return out
-
-
-def written(inst) -> set:
-    """The buffers any operation of the kernel (its inlined functions included) writes."""
-    out, stack = set(), [inst]
-    while stack:
-        i = stack.pop()
-        for op in i.ops.values():
-            out.update(op.writes or ())
-        stack.extend(i.calls.values())
-    return out
+            if op.writes:
+                anyhow.update(op.writes)
+                if op.name == STORE:
+                    per_thread.update(op.writes)
+    return per_thread, anyhow
 
 
 def uses_once_per_cta(inst) -> bool:
     """Does the kernel (or a function it calls) use an atomic, `load_acquire` or `store_release`?"""
-    stack = [inst]
-    while stack:
-        i = stack.pop()
-        if any(op.name in ATOMICS or op.name in MEMORY_ORDER for op in i.ops.values()):
-            return True
-        stack.extend(i.calls.values())
-    return False
+    return any(op.name in ATOMICS or op.name in MEMORY_ORDER for i in inst.tree() for op in i.ops.values())
 
 
 def _tile_bytes(inst) -> int:
-    total, stack = 0, [inst]
-    while stack:
-        i = stack.pop()
-        for b in i.bindings:
-            if isinstance(b.type, Tile) and b.kind != "view" and b.type.static:
-                total += prod(b.type.shape) * V.dtype_of(b.type.elem).itemsize
-        stack.extend(i.calls.values())
-    return total
+    return sum(prod(b.type.shape) * V.dtype_of(b.type.elem).itemsize for i in inst.tree() for b in i.bindings
+               if isinstance(b.type, Tile) and b.kind != "view" and b.type.static)
 
 
 def block_batches(grid, per_batch: int):
@@ -265,12 +243,11 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
         check_aligned(kinfo, bound.extents, bound.where)
         buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)
                    for name, arr in bound.tensors.items()}
-        for name in stored_per_thread(kinfo.instance):      # write after read: watch their reads
-            if name in buffers:
-                buffers[name].watch = True
-        for name in written(kinfo.instance):                # and between CTAs
-            if name in buffers:
-                buffers[name].xwatch = True
+        per_thread, anyhow = written(kinfo.instance)
+        for name in per_thread & buffers.keys():            # write after read: watch their reads
+            buffers[name].watch = True
+        for name in anyhow & buffers.keys():                # and between CTAs
+            buffers[name].xwatch = True
         sequential = uses_once_per_cta(kinfo.instance)
         if sequential:
             per_batch = 1
