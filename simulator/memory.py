@@ -255,16 +255,7 @@ class Buffer:
     def clear(self, ctas: np.ndarray | None, threads: int) -> None:
         """A barrier in the CTAs ``ctas`` (batch indices; None: all) orders their stores."""
         if self.rdirty:
-            idx = np.concatenate(self.rdirty)
-            if ctas is None:
-                self.reader[idx] = -1
-                self.rdirty = []
-            else:
-                r = self.reader[idx]
-                hit = (r != -1) & np.isin(owner_cta(r, threads), ctas)
-                self.reader[idx[hit]] = -1
-                rest = idx[(r != -1) & ~hit]
-                self.rdirty = [np.unique(rest)] if rest.size else []
+            _, self.rdirty = _drop_records(self.reader, self.rdirty, ctas, threads)
         if self.uni_dirty:
             idx = np.concatenate(self.uni_dirty)
             if ctas is None:
@@ -277,22 +268,14 @@ class Buffer:
                 self.uni_dirty = [rest] if rest.size else []
         if not self.dirty:
             return
-        if ctas is None:
-            for f in self.dirty:
-                self.writer[f] = -1
-            self.dirty = []
-            self.same = None
-            return
-        idx = np.unique(np.concatenate(self.dirty))
-        w = self.writer[idx]
-        hit = (w != -1) & np.isin(owner_cta(w, threads), ctas)
-        self.writer[idx[hit]] = -1
+        cleared, self.dirty = _drop_records(self.writer, self.dirty, ctas, threads)
         if self.same is not None:
-            for e in idx[hit]:
-                self.same.pop(int(e), None)
-            self.same = self.same or None
-        rest = idx[(w != -1) & ~hit]
-        self.dirty = [rest] if rest.size else []
+            if cleared is None:
+                self.same = None
+            else:
+                for e in cleared:
+                    self.same.pop(int(e), None)
+                self.same = self.same or None
 
     def racy_write(self, flat: np.ndarray, tids: np.ndarray, values: np.ndarray, before: np.ndarray,
                    threads: int):
@@ -507,6 +490,22 @@ def gather(buf: Buffer, flat: np.ndarray, inb) -> np.ndarray:
     inb = np.broadcast_to(inb, np.shape(flat))
     v = buf.flat[np.where(inb, flat, 0)]
     return np.where(inb, v, np.zeros((), dtype=v.dtype))
+
+
+def _drop_records(records: np.ndarray, listed: list, ctas, threads: int):
+    """Clear the race records (a batch thread index, ``-(2 + c)`` for several threads of batch CTA
+    ``c``, -1 for none) at the elements ``listed`` that belong to the CTAs ``ctas`` (None: all).
+    Returns (the elements cleared, None for all; what stays listed)."""
+    if ctas is None:
+        for f in listed:
+            records[f] = -1
+        return None, []
+    idx = np.unique(np.concatenate(listed))
+    r = records[idx]
+    hit = (r != -1) & np.isin(owner_cta(r, threads), ctas)
+    records[idx[hit]] = -1
+    rest = idx[(r != -1) & ~hit]
+    return idx[hit], [rest] if rest.size else []
 
 
 def owner_cta(w, threads: int):

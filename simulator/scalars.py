@@ -311,14 +311,17 @@ class ScalarEval:
             value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)
         self.store_elements(buf, flat, V.cast(value, buf.elem), target)
 
+    def _store_site(self, flat, tids, i: int) -> tuple[int, int, str]:
+        """Position ``i`` of a store's flattened elements: (element, thread in its CTA, CTA)."""
+        t, cta = self.thread_of(int(np.broadcast_to(tids, np.shape(flat)).ravel()[i]))
+        return int(np.ravel(flat)[i]), t, cta
+
     def _write_race(self, at, buf, flat, tids, values, racy) -> None:
         """PH408: two threads of a CTA stored different values in one element with no barrier
         between, so which value stays depends on the order the GPU runs them in."""
         i, other = racy
-        element = int(np.ravel(flat)[i])
-        shape = np.shape(flat)
-        t, cta = self.thread_of(int(np.broadcast_to(tids, shape).ravel()[i]))
-        mine = np.broadcast_to(values, shape).ravel()[i]
+        element, t, cta = self._store_site(flat, tids, i)
+        mine = np.broadcast_to(values, np.shape(flat)).ravel()[i]
         who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
         fire("PH408", f"thread {t} of CTA {cta} stores {mine.item()!r} in `{buf.name}{list(buf.coords(element))}`, "
              f"where {who} of the CTA stored another value since the last barrier", at.span,
@@ -329,13 +332,11 @@ class ScalarEval:
              help="let one thread store the element (guard the store), give each thread its own element, or "
                   "combine the values first (`sum<over ctx.thread>(..)`, `max<over ctx.lane>(..)`)")
 
-    def _read_then_written(self, at, buf, flat, tids, values, war) -> None:
+    def _read_then_written(self, at, buf, flat, tids, war) -> None:
         """PH410: a thread stores a new value into an element another thread of its CTA read
         since the last barrier, which may have read either value."""
         i, reader = war
-        shape = np.shape(flat)
-        element = int(np.ravel(flat)[i])
-        t, cta = self.thread_of(int(np.broadcast_to(tids, shape).ravel()[i]))
+        element, t, cta = self._store_site(flat, tids, i)
         who = f"thread {reader % self.T}" if reader >= 0 else "several threads"
         fire("PH410", f"thread {t} of CTA {cta} stores a new value in `{buf.name}{list(buf.coords(element))}`, "
              f"which {who} of the CTA read since the last barrier", at.span,
@@ -383,7 +384,7 @@ class ScalarEval:
             tid_a = tid_a[:, None] if flat.ndim == 2 else tid_a
             war = buf.racy_after_read(fa, tid_a, value[act], before, T)
             if war is not None:
-                self._read_then_written(at, buf, fa, tid_a, value[act], war)
+                self._read_then_written(at, buf, fa, tid_a, war)
         if record.any():
             tids = self.pid[record]
             tids = tids[:, None] if flat.ndim == 2 else tids
