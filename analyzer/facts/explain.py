@@ -174,6 +174,7 @@ def _warp_form(e) -> str | None:
 
 
 def _subexprs(e):
+    """``e`` and every node below it (statements and expressions; not type annotations)."""
     stack = [e]
     while stack:
         e = stack.pop()
@@ -357,15 +358,7 @@ ONCE_PER_CTA = set(ATOMICS) | {"load_acquire", "store_release"}
 
 def _call_of(op):
     """The atomic, acquire or release call ``op`` stands for."""
-    stack = [op.ast]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, A.Call) and e.func == op.name and e.args:
-            return e
-        for f in getattr(e, "__dataclass_fields__", ()):
-            v = getattr(e, f)
-            stack.extend(x for x in (v if isinstance(v, tuple) else (v,)) if hasattr(x, "__dataclass_fields__"))
-    return None
+    return next((e for e in _subexprs(op.ast) if isinstance(e, A.Call) and e.func == op.name and e.args), None)
 
 
 def _inside(inner, outer) -> bool:

@@ -511,7 +511,7 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
 def _increment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
     """`i++` or `i--` (C's increment), which reads as `i + +..` and fails at or after the
     second sign."""
-    end = tok.index if tok.type != "$END" else len(tokens)
+    end = tok.index                          # the `$END` token's is len(tokens)
     for j in (end, end - 1):
         if j < 1 or j >= len(tokens) or tokens[j].type not in ("PLUS", "MINUS"):
             continue
@@ -527,10 +527,9 @@ def _generic_without_space(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
     """A generic call whose mode runs into its operand (`shfl<xor1>(v)`, `sum<overctx.lane>`):
     the lexer sees the name `xor1`, and the parse fails later, usually as a chained comparison."""
     for i in range(tok.index - 1, 0, -1):
-        t = tokens[i]
-        if t.type in ("SEMI", "LBRACE", "RBRACE"):
+        head, lt = tokens[i - 1], tokens[i]
+        if lt.type in ("SEMI", "LBRACE", "RBRACE"):
             return None
-        head, lt = tokens[i - 1], tokens[i] if i < len(tokens) else None
         if lt.type != "LT" or head.type != "NAME" or head.value not in BUILTINS or i + 1 >= len(tokens):
             continue
         word = tokens[i + 1]
