@@ -136,14 +136,14 @@ class Buffer:
                 continue
             vals = values[at]
             v = vals[0]
-            ok = bool(np.all(_same(vals, v)))
+            ok = bool(np.all(same_value(vals, v)))
             o = int(old[np.flatnonzero(at)[0]])
             writers = {int(t) for t in tids[at]}
             if o >= 0:                       # one other thread stored it before: with what, unknown
                 ok = False
             elif o <= -2:                    # several before: they must have agreed, on this value
                 prev = same.get(e)
-                ok = ok and prev is not None and bool(_same(prev[0], v))
+                ok = ok and prev is not None and bool(same_value(prev[0], v))
                 if ok:
                     writers |= prev[1]
             if ok:
@@ -232,7 +232,7 @@ class Buffer:
         before = np.broadcast_to(before, flat.shape).ravel()
         flat = flat.ravel()
         r = self.reader[flat]
-        racy = (r != -1) & (r != tids) & (owner_cta(r, threads) == tids // threads) & ~_same(before, values)
+        racy = (r != -1) & (r != tids) & (owner_cta(r, threads) == tids // threads) & ~same_value(before, values)
         if racy.any():                          # a lane-level sync of the readers' warp orders them
             racy &= ~(self.rsync[flat] & (self.rwarp[flat] == tids // 32))
         if not racy.any():
@@ -293,23 +293,23 @@ class Buffer:
         flat = flat.ravel()
         cta = tids // threads
         # in this statement: two threads wrote one element, and the winner's value is not ours
-        clash = ~_same(self.flat[flat], values)
+        clash = ~same_value(self.flat[flat], values)
         if self.writer is not None and self.dirty:
             old = self.writer[flat]
-            earlier = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta) & ~_same(before, values)
+            earlier = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta) & ~same_value(before, values)
         else:
             old, earlier = None, np.zeros(flat.shape, bool)
         if self.uni_dirty:
             # every thread of the CTA stored another value here: their stores may land after this
-            uniform = (self.uni[flat] == cta + 1) & ~_same(before, values)
+            uniform = (self.uni[flat] == cta + 1) & ~same_value(before, values)
             if uniform.any():
                 return int(np.flatnonzero(uniform)[0]), -2
         for i in np.flatnonzero(clash | earlier)[:64]:
             e, c, v = flat[i], cta[i], values[i]
             here = (flat == e) & (cta == c)
-            writers = set(tids[here & _same(values, v)].tolist())
+            writers = set(tids[here & same_value(values, v)].tolist())
             if clash[i]:
-                other = here & ~_same(values, v)
+                other = here & ~same_value(values, v)
                 if other.any():
                     return int(i), int(tids[np.flatnonzero(other)[0]])
             if earlier[i]:
@@ -333,7 +333,7 @@ class Buffer:
         flat = flat.ravel()
         if self.xreader is not None:
             rd = self.xreader[flat]
-            read = ((rd == -2) | ((rd >= 0) & (rd != ctas))) & ~_same(before, values)
+            read = ((rd == -2) | ((rd >= 0) & (rd != ctas))) & ~same_value(before, values)
             if read.any():
                 i = int(np.flatnonzero(read)[0])
                 return i, int(rd[i]), "read"
@@ -341,7 +341,7 @@ class Buffer:
             self.owner = np.full(self.flat.size, -1, dtype=np.int32)
         own = self.owner[flat]
         other = (own != -1) & (own != ctas)
-        racy = other & ~_same(before, values)
+        racy = other & ~same_value(before, values)
         if racy.any():
             i = int(np.flatnonzero(racy)[0])
             return i, int(own[i]), "stored"
@@ -349,7 +349,7 @@ class Buffer:
         won = self.owner[flat]
         dup = won != ctas                        # another CTA stored the element in this statement
         if dup.any():
-            differs = dup & ~_same(self.flat[flat], values)
+            differs = dup & ~same_value(self.flat[flat], values)
             if differs.any():
                 i = int(np.flatnonzero(differs)[0])
                 return i, int(won[i]), "stored"
@@ -514,7 +514,10 @@ def owner_cta(w, threads: int):
     return np.where(w >= 0, w // threads, -w - 2) if np.ndim(w) else (w // threads if w >= 0 else -w - 2)
 
 
-def _same(a, b):
-    """Equal, counting NaN equal to NaN (one value stored by several threads)."""
+def same_value(a, b):
+    """One value stored by several threads: equal, with NaN equal to NaN and ``-0.0`` not equal
+    to ``0.0`` (which of the two stays is visible, in ``1 / x`` for one)."""
     a = np.asarray(a)
-    return (a == b) | ((a != a) & (b != b))
+    if a.dtype.kind in "iub":
+        return a == b                           # (bf16 arrays are of kind "V": floats below)
+    return ((a == b) & (np.signbit(a) == np.signbit(b))) | ((a != a) & (b != b))

@@ -18,7 +18,7 @@ from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import BOOL, SCALARS, Run, Scalar, Tile
 from . import values as V
 from .errors import fire, thread_list
-from .memory import gather
+from .memory import gather, same_value
 
 _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
             ">=": np.greater_equal}
@@ -360,10 +360,8 @@ class ScalarEval:
         if full.any():
             f3 = flat.reshape(C, T, -1)
             v3 = value.reshape(C, T, -1)
-            same_value = v3 == v3[:, :1]
-            if v3.dtype.kind == "f":               # NaN stored by every thread is one value too
-                same_value |= np.isnan(v3) & np.isnan(v3[:, :1])
-            uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & same_value.all(axis=(1, 2))
+            agree = same_value(v3, v3[:, :1])      # NaN is one value; -0.0 and 0.0 are two
+            uniform = full & (f3 == f3[:, :1]).all(axis=(1, 2)) & agree.all(axis=(1, 2))
             if uniform.any():
                 # nothing for a read to race with; an earlier per-thread store to the element is
                 # still unordered with the other threads, so its record stays. A later per-thread

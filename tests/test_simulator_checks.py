@@ -437,6 +437,27 @@ kernel k(A: tensor<f32>[1, 64], y: tensor<f32>[1, 2], O: tensor<f32>[1, 64]) {
     assert e.code == "PH408" and at(e) == (4, 3)
 
 
+def test_zero_and_negative_zero_are_two_values_to_a_race_check():
+    # -0.0 == 0.0, but which one stays shows (1 / x is +inf or -inf): two warps storing them in
+    # one element race, in one CTA (PH408) and between CTAs (PH409); NaN stored by all is one value
+    src = """@launch(64)
+kernel k(y: tensor<f32>[1], O: tensor<f32>[64]) {
+  y[0] = VALUE
+  O[ctx.thread] = f32(ctx.thread)
+}
+"""
+    signed = "where(ctx.warp == 0, -0.0, 0.0)"
+    e = fails(src.replace("VALUE", signed), f32(1), f32(64))
+    assert e.code == "PH408" and at(e) == (3, 3) and "stores -0.0 in `y[0]`" in str(e), str(e)
+    e = fails(src.replace("VALUE", "where(ctx.block.x == 0, -0.0, 0.0)"), f32(1), f32(64), grid=(2,))
+    assert e.code == "PH409" and at(e) == (3, 3), str(e)
+    y = f32(1)
+    loads(src.replace("VALUE", "-0.0"), "k.ph").kernel()(y, f32(64), grid=(2,))
+    assert np.signbit(y[0])
+    loads(src.replace("VALUE", "0.0 / 0.0"), "k.ph").kernel()(y, f32(64), grid=(2,))
+    assert np.isnan(y[0])
+
+
 def test_stores_by_two_ctas_to_one_element_race_between_the_ctas():
     # PH409: nothing orders the CTAs of a launch, so two of them storing different values in one
     # element (or one reading what the other stored) race; one value stored by all is no race
