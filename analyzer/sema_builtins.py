@@ -10,7 +10,7 @@ from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
-                    Tensor, Tile, Type, assignable, literal_fits, promote_int, settle)
+                    Tensor, Tile, Type, assignable, literal_fits, promote_int, settle, an)
 
 
 class BuiltinCallChecks:
@@ -35,7 +35,7 @@ class BuiltinCallChecks:
             return ERROR
         el = t.elem if isinstance(t, (Run, Tile)) else t
         if not isinstance(el, Scalar) or isinstance(t, Tensor):
-            self.error("PH105", f"`{e.func}(..)` converts scalars, runs and tiles, not a {_describe(t)}", e.span)
+            self.error("PH105", f"`{e.func}(..)` converts scalars, runs and tiles, not {an(_describe(t))}", e.span)
             return ERROR
         if el.is_weak:
             a = e.args[0]
@@ -73,7 +73,7 @@ class BuiltinCallChecks:
             return t
         for t, a in zip(ts, e.args):
             if not isinstance(t, (Scalar, Run)):
-                self.error("PH105", f"`{f}` works on numbers, not a {_describe(t)}", a.span)
+                self.error("PH105", f"`{f}` works on numbers, not {an(_describe(t))}", a.span)
                 return ERROR
         if two:
             t = self.binop_type("+", ts[0], ts[1], e, what=f"`{f}`")
@@ -167,7 +167,7 @@ class BuiltinCallChecks:
             self.error("PH112", "`sum` adds up a run, not a tile", e.span, help="use `rowsum`")
             return ERROR
         if not isinstance(t, Run):
-            self.error("PH105", f"`sum` adds up a run, not a {_describe(t)}", e.span)
+            self.error("PH105", f"`sum` adds up a run, not {an(_describe(t))}", e.span)
             return ERROR
         el = t.elem
         if el == BOOL:
@@ -184,7 +184,7 @@ class BuiltinCallChecks:
         if isinstance(t, ErrorType):
             return ERROR
         if not isinstance(t, Run):
-            self.error("PH111", f"`elem` takes a run (one thread's span, `A[i, j :+ n]`), not a {_describe(t)}",
+            self.error("PH111", f"`elem` takes a run (one thread's span, `A[i, j :+ n]`), not {an(_describe(t))}",
                        e.args[0].span)
             return ERROR
         self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "elem", e.span)
@@ -221,7 +221,7 @@ class BuiltinCallChecks:
                            help=f"convert it: `{dt.elem}({source_of(val)})`")
                 return ERROR
         else:
-            self.error("PH105", f"`store` writes a run or a scalar, not a {_describe(vt)}", val.span)
+            self.error("PH105", f"`store` writes a run or a scalar, not {an(_describe(vt))}", val.span)
             return ERROR
         b = self.inst.resolution.get(id(dst.base))
         self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, STORE, e.span,
@@ -269,7 +269,7 @@ class BuiltinCallChecks:
                 if isinstance(v, Scalar):
                     self.type_mismatch(et, v, a)
                 else:
-                    self.error("PH105", f"`{e.func}` takes a scalar {et}, not a {_describe(v)}", a.span)
+                    self.error("PH105", f"`{e.func}` takes a scalar {et}, not {an(_describe(v))}", a.span)
                 return ERROR
             self.settle_expr(a, et)
         idx = [s.index for s in e.args[0].subs]
@@ -290,7 +290,8 @@ class BuiltinCallChecks:
                 if isinstance(vt, Scalar):
                     self.type_mismatch(et, vt, e.args[1])
                 else:
-                    self.error("PH105", f"`store_release` stores a scalar {et}, not a {_describe(vt)}", e.args[1].span)
+                    self.error("PH105", f"`store_release` stores a scalar {et}, not {an(_describe(vt))}",
+                               e.args[1].span)
                 return ERROR
             self.settle_expr(e.args[1], et)
         idx = [s.index for s in e.args[0].subs]
@@ -319,7 +320,7 @@ class BuiltinCallChecks:
             return result
         for t, a in zip(ts, e.args):
             if not isinstance(t, Tile):
-                self.error("PH109", f"`{f}` takes tiles, not a {_describe(t)}", a.span,
+                self.error("PH109", f"`{f}` takes tiles, not {an(_describe(t))}", a.span,
                            help="slice the tensor: `A[r :+ R, c :+ C]`" if isinstance(t, Tensor) else None)
                 return ERROR
             if not t.static and not self.generic:

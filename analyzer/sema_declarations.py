@@ -13,7 +13,7 @@ from .syntax.printer import expr as source_of
 
 I32_MAX = (1 << 31) - 1
 from .types import (BOOL, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
-                    Type, assignable)
+                    Type, assignable, an)
 
 
 class DeclarationChecks:
@@ -32,16 +32,14 @@ class DeclarationChecks:
             elif t.elem == "run":
                 self.error("PH118", "run types are inferred and are never written", t.span)
             else:
-                self.error("PH118", f"unknown type `{t.elem}`", t.span,
-                           help=f"the scalar types are {', '.join(SCALARS)}")
+                self.error("PH118", f"unknown type `{t.elem}`", t.span, help=_type_help(t.elem))
             return ERROR
         if t.kind not in ("tensor", "tile"):
             self.error("PH118", f"unknown type `{t.kind}<..>`", t.span,
                        help="shaped types are `tensor<T>[..]` and `tile<T>[..]`")
             return ERROR
         if elem is None:
-            self.error("PH118", f"unknown element type `{t.elem}`", t.elem_span,
-                       help=f"the scalar types are {', '.join(SCALARS)}")
+            self.error("PH118", f"unknown element type `{t.elem}`", t.elem_span, help=_type_help(t.elem))
             return ERROR
         if not 1 <= len(t.dims) <= 2:
             self.error("PH118", f"a {t.kind} has rank 1 or 2, not {len(t.dims)}", t.span)
@@ -326,8 +324,8 @@ class DeclarationChecks:
                     ok = False
                     continue
                 if not isinstance(at, Scalar):
-                    self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a {pt}, not a {_describe(at)}",
-                               a.span, label=f"a {_describe(at)}")
+                    self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is {an(pt)}, not {an(_describe(at))}",
+                               a.span, label=f"{an(_describe(at))}")
                     ok = False
                 elif not assignable(at, pt):
                     self.error("PH105", f"parameter `{p.name}` of `{fn.name}` is {pt}, but the argument is {at}",
@@ -339,12 +337,12 @@ class DeclarationChecks:
             # tensor or tile parameter: the argument's shape binds the dims
             want_kind = p.type.kind
             if want_kind == "tensor" and not (isinstance(at, Tensor) or (isinstance(at, Tile) and at.buffer)):
-                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tensor, not a {_describe(at)}",
+                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tensor, not {an(_describe(at))}",
                            a.span)
                 ok = False
                 continue
             if want_kind == "tile" and not isinstance(at, Tile):
-                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tile, not a {_describe(at)}", a.span)
+                self.error("PH109", f"parameter `{p.name}` of `{fn.name}` is a tile, not {an(_describe(at))}", a.span)
                 ok = False
                 continue
             if p.type.elem != at.elem.name:
@@ -424,3 +422,25 @@ class DeclarationChecks:
             return self._buffer_of(e.base)
         return None
 
+
+# the C and CUDA spellings a newcomer writes first, and the Phobos type each one means
+_C_TYPES = {"float": "f32", "double": "f64", "half": "f16", "__half": "f16", "bfloat16": "bf16",
+            "__nv_bfloat16": "bf16", "int": "i32", "int32_t": "i32", "long": "i64", "int64_t": "i64",
+            "char": "i8", "int8_t": "i8", "uint8_t": "u8", "uchar": "u8", "byte": "u8",
+            "f8": None, "i16": None, "u16": None, "f128": None, "int16_t": None, "short": None,
+            "u32": "i64", "u64": "i64", "uint": "i64", "unsigned": "i64", "uint32_t": "i64",
+            "uint64_t": "i64", "size_t": "i64"}
+
+
+def _type_help(name: str) -> str:
+    """The help of an unknown type name: the Phobos type a C or CUDA name means, if any."""
+    listed = f"the scalar types are {', '.join(SCALARS)}"
+    if name not in _C_TYPES:
+        return listed
+    want = _C_TYPES[name]
+    if want is None:
+        return f"Phobos has no `{name}`; {listed}"
+    if want == "i64":
+        return ("Phobos has no unsigned type wider than `u8`: write `i64` for values past 2**31 - 1, or `i32` "
+                "where only the bits matter")
+    return f"write `{want}`: Phobos names a scalar type by its kind and width"

@@ -12,7 +12,7 @@ from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
-                    Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle)
+                    Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle, an)
 
 
 class ExpressionChecks:
@@ -141,7 +141,7 @@ class ExpressionChecks:
             return ERROR
         el = t.elem if isinstance(t, (Tile, Run)) else t
         if not isinstance(el, Scalar):
-            self.error("PH117", f"`{e.op}` cannot apply to a {_describe(t)}", e.span)
+            self.error("PH117", f"`{e.op}` cannot apply to {an(_describe(t))}", e.span)
             return ERROR
         if e.op == "-":
             if not el.is_numeric:
@@ -151,7 +151,7 @@ class ExpressionChecks:
                 return promote_int(t)
             return _with_elem(t, promote_int(el))
         if not isinstance(t, Scalar):
-            self.error("PH117", f"`{e.op}` works on scalars only, not on a {_describe(t)}", e.span)
+            self.error("PH117", f"`{e.op}` works on scalars only, not on {an(_describe(t))}", e.span)
             return ERROR
         if e.op == "!":
             if t != BOOL:
@@ -173,7 +173,7 @@ class ExpressionChecks:
             return ERROR
         for t in (lt, rt):
             if isinstance(t, (Tensor,)) or t == VOID or isinstance(t, type(VOID)):
-                self.error("PH117", f"{name} cannot apply to a {_describe(t)}", span,
+                self.error("PH117", f"{name} cannot apply to {an(_describe(t))}", span,
                            help="slice the tensor (`A[r :+ R, c :+ C]`) or read one element (`A[i, j]`)"
                            if isinstance(t, Tensor) else None)
                 return ERROR
@@ -288,7 +288,7 @@ class ExpressionChecks:
         if not isinstance(bt, (Tensor, Tile)):
             for s in e.subs:
                 self.subscript_exprs(s)
-            self.error("PH110", f"`{b.name}` is a {_describe(bt)} and cannot be subscripted", e.span)
+            self.error("PH110", f"`{b.name}` is {an(_describe(bt))} and cannot be subscripted", e.span)
             return ERROR
         if len(e.subs) != len(bt.shape):
             for s in e.subs:
@@ -472,7 +472,7 @@ class ExpressionChecks:
         if isinstance(t, ErrorType):
             return ERROR
         if not isinstance(t, Scalar):
-            self.error("PH109", f"a collective folds one scalar per thread, not a {_describe(t)}", e.args[0].span,
+            self.error("PH109", f"a collective folds one scalar per thread, not {an(_describe(t))}", e.args[0].span,
                        help="fold the run first with `sum(..)`" if isinstance(t, Run) else
                        "use `rowsum`/`rowmax` on tiles" if isinstance(t, Tile) else None)
             return ERROR
@@ -516,7 +516,7 @@ class ExpressionChecks:
         self.settle_expr(e.param, I32)
         vt = args_t[0]
         if not isinstance(vt, Scalar):
-            self.error("PH109", f"`shfl` moves one scalar per lane, not a {_describe(vt)}", e.args[0].span)
+            self.error("PH109", f"`shfl` moves one scalar per lane, not {an(_describe(vt))}", e.args[0].span)
             return ERROR
         vt = settle(vt)
         self.settle_expr(e.args[0], vt)

@@ -13,7 +13,7 @@ from .sema_model import Binding, Scope
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
 from .types import (BOOL, ERROR, INT_LIT, VOID, ErrorType, Run, Scalar, Tensor, Tile, Type,
-                    arith_join, assignable, promote_int, settle)
+                    arith_join, assignable, promote_int, settle, an)
 
 
 class StatementChecks:
@@ -67,6 +67,8 @@ class StatementChecks:
         if isinstance(t, type(VOID)):
             self.error("PH105", f"`{source_of(s.value)}` gives no value", s.value.span)
             t = ERROR
+        if isinstance(declared, ErrorType):     # its type is reported: no errors that follow from it
+            t = ERROR
         self.new_binding(s.name, kind, t, s.name_span, node=s, buffer=buffer)
 
     def stmt_Var(self, s: A.Var) -> None:
@@ -103,6 +105,8 @@ class StatementChecks:
         elif not isinstance(t, ErrorType):
             self.error("PH105", f"`{source_of(s.value)}` gives no value", s.value.span)
             t = ERROR
+        if isinstance(declared, ErrorType):     # its type is reported: no errors that follow from it
+            t = ERROR
         self.new_binding(s.name, "var", t, s.name_span, node=s, mutable=True, buffer=buffer)
 
     def coerce_decl(self, declared: Type, t: Type, value) -> Type:
@@ -114,8 +118,8 @@ class StatementChecks:
                     return declared
                 self.type_mismatch(declared, t, value)
                 return declared
-            self.error("PH105", f"expected a {declared} value, found a {_describe(t)}", value.span,
-                       label=f"a {_describe(t)}")
+            self.error("PH105", f"expected {an(declared)} value, found {an(_describe(t))}", value.span,
+                       label=f"{an(_describe(t))}")
             return declared
         if isinstance(declared, Tile):
             if isinstance(t, Scalar):          # a fill: the scalar broadcasts over the tile
@@ -132,7 +136,7 @@ class StatementChecks:
                     self.error("PH106", f"shape {_shape(t.shape)} does not fit a tile of shape {_shape(declared.shape)}",
                                value.span, label=f"shape {_shape(t.shape)}")
                 return declared
-            self.error("PH105", f"expected a tile, found a {_describe(t)}", value.span)
+            self.error("PH105", f"expected a tile, found {an(_describe(t))}", value.span)
             return declared
         return declared
 
@@ -181,7 +185,7 @@ class StatementChecks:
                     return
                 if not (isinstance(rt, Run) and rt.n == tt.n and assignable(rt.elem, tt.elem)) and \
                         not (isinstance(rt, Scalar) and assignable(rt, tt.elem)):
-                    self.error("PH105", f"cannot assign a {_describe(rt)} to `{b.name}`, a {tt}", s.value.span)
+                    self.error("PH105", f"cannot assign {an(_describe(rt))} to `{b.name}`, {an(tt)}", s.value.span)
                 self.inst.ops[id(s)] = OpInfo(OpClass.PER_THREAD, ASSIGN, s.span)
                 return
             if isinstance(tt, Scalar):
@@ -189,14 +193,14 @@ class StatementChecks:
                 if isinstance(rt, ErrorType):
                     return
                 if not isinstance(rt, Scalar):
-                    self.error("PH105", f"`{b.name}` is {tt}, but the value is a {_describe(rt)}", s.value.span)
+                    self.error("PH105", f"`{b.name}` is {tt}, but the value is {an(_describe(rt))}", s.value.span)
                 elif not assignable(rt, tt):
                     self.type_mismatch(tt, rt, s.value, var=b)
                 else:
                     self.settle_expr(s.value, tt if not binop else settle(rt) if rt.is_weak else rt)
                 self.inst.ops[id(s)] = OpInfo(OpClass.PER_THREAD, ASSIGN, s.span)
                 return
-            self.error("PH115", f"cannot assign to `{b.name}`, a {_describe(tt)}", target.span,
+            self.error("PH115", f"cannot assign to `{b.name}`, {an(_describe(tt))}", target.span,
                        help="assign to a slice or an element: `A[i, j] = ..`")
             return
         if isinstance(target, A.Index):
@@ -244,7 +248,7 @@ class StatementChecks:
             if isinstance(rt, ErrorType):
                 return
             if not isinstance(rt, Scalar):
-                self.error("PH105", f"`{source_of(target)}` is one {tt} element, but the value is a {_describe(rt)}",
+                self.error("PH105", f"`{source_of(target)}` is one {tt} element, but the value is {an(_describe(rt))}",
                            s.value.span,
                            help="store a run with `store(A[i, j :+ n], e)`" if isinstance(rt, Run) else None)
                 return
@@ -288,7 +292,7 @@ class StatementChecks:
                            s.span, help="give the span a constant length (`A[r :+ 32, :]` -> `A[r :+ 32, c :+ 64]`)")
                 return
         else:
-            self.error("PH105", f"a tile cannot be assigned a {_describe(rt)}", s.value.span)
+            self.error("PH105", f"a tile cannot be assigned {an(_describe(rt))}", s.value.span)
             return
         self.tile_statement_op(s, s.value, s.op, target_buffer=tt.buffer, target=s.target)
 
@@ -343,7 +347,7 @@ class StatementChecks:
             return
         if t != BOOL:
             self.error("PH105", f"the condition of {what} must be a bool, not {_describe(t)}", cond.span,
-                       label=f"a {_describe(t)}",
+                       label=f"{an(_describe(t))}",
                        help=f"compare it: `{source_of(cond)} != 0`" if isinstance(t, Scalar) and t.is_numeric else None)
 
     def stmt_For(self, s: A.For) -> None:
@@ -451,10 +455,10 @@ class StatementChecks:
             elif isinstance(t, Scalar):
                 self.type_mismatch(want, t, s.value)
             else:
-                self.error("PH105", f"the function returns {want}, not a {_describe(t)}", s.value.span)
+                self.error("PH105", f"the function returns {want}, not {an(_describe(t))}", s.value.span)
         elif isinstance(want, Tile):
             if not isinstance(t, Tile):
-                self.error("PH105", f"the function returns a {want}, not a {_describe(t)}", s.value.span)
+                self.error("PH105", f"the function returns {an(want)}, not {an(_describe(t))}", s.value.span)
             elif t.elem != want.elem or not _broadcasts_to(t.shape, want.shape, self.generic) or \
                     t.shape != want.shape and not self.generic:
                 self.error("PH106", f"the function returns {want}, not {t}", s.value.span)

@@ -9,6 +9,7 @@ needs"). ``ERROR`` absorbs everything so one mistake gives one diagnostic.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -185,3 +186,10 @@ def literal_fits(value: int | float, target: Scalar) -> bool:
 
 def parse_scalar(name: str) -> Scalar | None:
     return SCALARS.get(name)
+
+
+def an(thing) -> str:
+    """``thing`` (a type or its description) with its indefinite article: "an i32", "an f16",
+    "a u8", "a bf16", "a tile (..)"."""
+    text = str(thing)
+    return f"{'an' if re.match(r'[if][0-9]|[aeio]', text) else 'a'} {text}"

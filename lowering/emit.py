@@ -24,7 +24,7 @@ from ..analyzer.constants import affine, constant_of
 from ..analyzer.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
-                              promote_int, settle)
+                              promote_int, settle, an)
 from . import collectives as C
 from . import intrinsics as K
 from .align import INFINITE, twos, twos_of_int
@@ -316,7 +316,7 @@ class KernelEmitter:
             s = convert(self.b, val.v, val.t, t.elem)
             return Val(splat(self.b, s, t.n), t)
         if isinstance(val.t, Run):
-            raise LoweringError(f"a run used where a {t} is needed")
+            raise LoweringError(f"a run used where {an(t)} is needed")
         return Val(convert(self.b, val.v, val.t, t), t)
 
     def cond(self, e) -> ir.Value:

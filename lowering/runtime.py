@@ -134,11 +134,11 @@ class Kernel:
         ml_float = isinstance(v, np.generic) and type(v).__module__.split(".")[0] == "ml_dtypes" \
             and "float" in np.dtype(type(v)).name                # ml_dtypes.bfloat16(2.0): not an np.floating
         if isinstance(v, (bool, np.bool_)) or not (isinstance(v, (int, float, np.integer, np.floating)) or ml_float):
-            raise LaunchError(f"`{name}` is a {dtype}, not {type(v).__name__} {v!r}")
+            raise LaunchError(f"`{name}` is a scalar {dtype}, not {type(v).__name__} {v!r}")
         if dt.kind in "iu":
             if isinstance(v, (float, np.floating)) or ml_float:
                 if not float(v).is_integer():
-                    raise LaunchError(f"`{name}` is a {dtype}, not the fraction {v!r}")
+                    raise LaunchError(f"`{name}` is a scalar {dtype}, not the fraction {v!r}")
                 v = int(v)
             info = np.iinfo(dt)
             if not info.min <= int(v) <= info.max:

@@ -33,7 +33,7 @@ import llvmlite.ir as ir
 
 from ..analyzer.builtins import TILE_MATH
 from ..analyzer.syntax import ast as A
-from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle
+from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
 from .errors import LoweringError, Unsupported
 from .ltypes import I32T, I64, SHARED, arith_type, const
@@ -101,7 +101,7 @@ class TileLowering:
                         SWEEP_UNROLL_SHARED if target.space == SHARED else SWEEP_UNROLL)
             return
         if not isinstance(vt, Tile):
-            raise LoweringError(f"a tile statement with a {vt} value", getattr(value, "span", None))
+            raise LoweringError(f"a tile statement with {an(vt)} value", getattr(value, "span", None))
         self.prepare(sw, value)
         if ctx is None and self.scalars_read_target(sw, self.scalar_nodes(value, sw)):
             # every thread has read its broadcast scalars before any thread writes the target

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
 from ..analyzer.ops import STORE
-from ..analyzer.types import Scalar, Tensor, Tile
+from ..analyzer.types import Scalar, Tensor, Tile, an
 from . import values as V
 from .errors import ArgumentError, DynamicCheckFailed, fire
 from .machine import Machine, Options
@@ -84,11 +84,11 @@ def _tensor(p, v, bound: Bound) -> np.ndarray:
         if hasattr(v, "__cuda_array_interface__"):
             raise ArgumentError(f"`{p.name}` is a device array ({kind}): this API takes numpy arrays; launch "
                                 "device arrays with phobos_tools.lowering.cache.load_kernel(path, kernel)")
-        raise ArgumentError(f"`{p.name}` is a {t}: pass a numpy array, not {kind}")
+        raise ArgumentError(f"`{p.name}` is {an(t)}: pass a numpy array, not {kind}")
     if v.dtype != want:
-        raise ArgumentError(f"`{p.name}` is a {t}, so its array must hold {want}, not {v.dtype}")
+        raise ArgumentError(f"`{p.name}` is {an(t)}, so its array must hold {want}, not {v.dtype}")
     if v.ndim != len(t.shape):
-        raise ArgumentError(f"`{p.name}` is a {t} of rank {len(t.shape)}, but the array has shape {list(v.shape)}")
+        raise ArgumentError(f"`{p.name}` is {an(t)} of rank {len(t.shape)}, but the array has shape {list(v.shape)}")
     if not v.flags.c_contiguous:
         raise ArgumentError(f"`{p.name}` is not C-contiguous: pass np.ascontiguousarray({p.name})")
     if not v.flags.writeable:
@@ -96,7 +96,7 @@ def _tensor(p, v, bound: Bound) -> np.ndarray:
     for axis, (d, n) in enumerate(zip(t.shape, v.shape)):
         if isinstance(d, int):
             if d != n:
-                raise ArgumentError(f"`{p.name}` is a {t}: axis {axis} must have extent {d}, not {n}")
+                raise ArgumentError(f"`{p.name}` is {an(t)}: axis {axis} must have extent {d}, not {n}")
         elif d in bound.extents and bound.extents[d] != n:
             raise ArgumentError(f"extent `{d}` is {bound.extents[d]} (from {bound.where[d]}) but {n} in "
                                 f"`{p.name}` (axis {axis})")
@@ -133,11 +133,11 @@ def scalar_argument(name: str, t: Scalar, v):
         return np.bool_(v)
     if isinstance(v, (bool, np.bool_)) or not (isinstance(v, (int, float, np.integer, np.floating))
                                                or _ml_float(v)):
-        raise ArgumentError(f"`{name}` is a {t}, not {type(v).__name__} {v!r}")
+        raise ArgumentError(f"`{name}` is {an(t)}, not {type(v).__name__} {v!r}")
     if t.name in V.INT_BITS:
         if isinstance(v, (float, np.floating)) or _ml_float(v):
             if not float(v).is_integer():
-                raise ArgumentError(f"`{name}` is a {t}, not the float {v!r}")
+                raise ArgumentError(f"`{name}` is {an(t)}, not the float {v!r}")
             v = int(v)
         info = np.iinfo(V.dtype_of(t))
         if not info.min <= int(v) <= info.max:

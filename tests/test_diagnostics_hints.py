@@ -231,3 +231,40 @@ kernel k(X: tensor<f32>[64], O: tensor<f32>[64], n: i32) {
     main(["--why", "m", str(src)])
     out = capsys.readouterr().out
     assert "= note: `m` is a `var`, so it has one kind for the whole kernel" in out and "at 6:3" in out
+
+
+@pytest.mark.parametrize("written, fix", [
+    ("float", "write `f32`"), ("double", "write `f64`"), ("int", "write `i32`"), ("half", "write `f16`"),
+    ("uint8_t", "write `u8`"), ("u32", "no unsigned type wider than `u8`: write `i64`"),
+    ("short", "Phobos has no `short`; the scalar types are"), ("f23", "the scalar types are bool, i8"),
+])
+def test_a_c_type_name_says_which_phobos_type_to_write(written, fix):
+    for src in (f"kernel k(A: tensor<{written}>[N]) {{\n  A[0] = 1\n}}\n",
+                f"kernel k(A: tensor<f32>[N]) {{\n  let x: {written} = 1\n  A[0] = f32(x)\n}}\n"):
+        e = only(src, "PH118")
+        assert fix in e.help, e.help
+
+
+def test_a_variable_whose_type_is_reported_causes_no_further_errors():
+    # the declared type is wrong, not the uses: `local[..]` must not add "`local` is an i32 and
+    # cannot be subscripted", nor `x + 1.0` a mismatch with the initializer's type
+    src = """@launch(256)
+kernel k(data: tensor<u8>[N], bins: tensor<i32>[256]) {
+  var local: tile<u32>[256] = 0
+  let x: unsigned = 3
+  var y: f23 = 1
+  y = y + 1.0
+  atomic_add(local[i32(data[ctx.thread])], 1)
+  bins[ctx.thread] = local[ctx.thread] + x
+}
+"""
+    assert [(d.code, d.span.line) for d in errors(src)] == [("PH118", 3), ("PH118", 4), ("PH118", 5)]
+
+
+@pytest.mark.parametrize("value, want", [
+    ("1", "is an i32 and cannot be subscripted"), ("1.0", "is an f32 and cannot be subscripted"),
+    ("u8(1)", "is a u8 and cannot be subscripted"), ("bf16(1.0)", "is a bf16 and cannot be subscripted"),
+])
+def test_messages_name_a_type_with_its_article(value, want):
+    e = only(f"kernel k(A: tensor<f32>[N]) {{\n  let v = {value}\n  A[0] = f32(v[0])\n}}\n", "PH110")
+    assert want in e.message, e.message

@@ -135,9 +135,9 @@ def _with_scalar(dtype):
 
 
 @pytest.mark.parametrize("dtype,value,message", [
-    ("i32", 3.7, "`s` is a i32, not the fraction 3.7"),     # was truncated to 3 without a word
-    ("i32", True, "`s` is a i32, not bool"),
-    ("f32", "1.0", "`s` is a f32, not str"),
+    ("i32", 3.7, "`s` is a scalar i32, not the fraction 3.7"),     # was truncated to 3 without a word
+    ("i32", True, "`s` is a scalar i32, not bool"),
+    ("f32", "1.0", "`s` is a scalar f32, not str"),
     ("f32", 1e40, "`s` = 1e+40 does not fit in f32"),         # was inf without a word
     ("bool", 1, "`s` is a bool, not int"),                     # the simulator refuses it too
     ("i32", 2**31, "does not fit in i32"),

@@ -310,7 +310,7 @@ kernel k(O: tensor<f32>[1], a: i8, b: bool, c: f16) {
     assert O[0] == -2.5
     for bad, message in [((O, 300, True, 0.5), "`a` = 300 does not fit in i8"),
                          ((O, 1, 1, 0.5), "`b` is a bool, not int"),
-                         ((O, 1.5, True, 0.5), "`a` is a i8, not the float 1.5"),
+                         ((O, 1.5, True, 0.5), "`a` is an i8, not the float 1.5"),
                          ((O, 1, True, 1e6), "`c` = 1000000.0 does not fit in f16")]:
         with pytest.raises(ArgumentError) as err:
             k(*bad, grid=1)

@@ -11,8 +11,6 @@ going "through the loop's back edge".
 
 from __future__ import annotations
 
-from collections import deque
-
 
 class _Reach:
     """Reachability from a node by at least one edge, not entering ``blocked`` nodes and not
