@@ -248,7 +248,11 @@ class BuiltinCallChecks:
             return ERROR, None
         b = self.inst.resolution.get(id(a.base))
         if b is None or not isinstance(b.type, Tensor):
-            self.error("PH109", f"`{e.func}` works on global memory: `{source_of(a.base)}` is not a tensor", a.span)
+            tile = b is not None and isinstance(b.type, Tile)
+            self.error("PH109", f"`{e.func}` works on global memory: `{source_of(a.base)}` is not a tensor", a.span,
+                       help="an atomic runs once per CTA, for a value several CTAs share; a tile belongs to one CTA, "
+                            "so update it with plain stores (one thread per element, or combine first with "
+                            "`sum<over ctx.thread>(..)`) and a `barrier()` before it is read" if tile else None)
             return ERROR, None
         return t, b.buffer or b.name
 

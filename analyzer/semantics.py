@@ -69,8 +69,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
         seen_items: dict[str, Span] = {}
         for item in self.program.items:
             if item.name in RESERVED:
-                self.error("PH103", f"`{item.name}` is reserved and cannot name a {self._item_word(item)}",
-                           item.name_span, label="reserved name")
+                word = self._item_word(item)
+                self.error("PH103", f"`{item.name}` is {_reserved_what(item.name)} and cannot name a {word}",
+                           item.name_span, label="reserved name",
+                           help=f"choose another name, such as `{item.name}_{word}`")
             elif item.name in seen_items:
                 self.error("PH102", f"`{item.name}` is declared twice", item.name_span,
                            label="second declaration", notes=[f"first declared at {seen_items[item.name].line}:"
@@ -121,9 +123,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, BuiltinCallC
 
     def declare(self, b: Binding) -> None:
         if b.name in RESERVED:
-            what = ("a type name" if b.name in TYPE_WORDS else "reserved for the thread's context"
-                    if b.name == "ctx" else "a built-in")
-            self.error("PH103", f"`{b.name}` is {what} and cannot be declared", b.span,
+            self.error("PH103", f"`{b.name}` is {_reserved_what(b.name)} and cannot be declared", b.span,
                        label="reserved name", help=f"choose another name than `{b.name}`")
         prev = self.scope.names.get(b.name)
         if prev is not None and prev.kind == "const":
@@ -223,3 +223,8 @@ def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: lis
             diagnostics.append(d)
     return info
 
+
+def _reserved_what(name: str) -> str:
+    """What a reserved name already is, for PH103."""
+    return ("a type name" if name in TYPE_WORDS else "reserved for the thread's context" if name == "ctx"
+            else "a built-in")

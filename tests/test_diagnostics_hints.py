@@ -268,3 +268,24 @@ kernel k(data: tensor<u8>[N], bins: tensor<i32>[256]) {
 def test_messages_name_a_type_with_its_article(value, want):
     e = only(f"kernel k(A: tensor<f32>[N]) {{\n  let v = {value}\n  A[0] = f32(v[0])\n}}\n", "PH110")
     assert want in e.message, e.message
+
+
+def test_a_kernel_named_after_a_built_in_gets_another_name_to_use():
+    e = only("kernel transpose(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", "PH103")
+    assert e.message == "`transpose` is a built-in and cannot name a kernel"
+    assert "`transpose_kernel`" in e.help
+
+
+def test_an_atomic_on_a_tile_says_how_to_update_a_tile():
+    src = """@launch(256)
+kernel k(data: tensor<u8>[N], bins: tensor<i32>[256]) {
+  var local: tile<i32>[256] = 0
+  atomic_add(local[0], 1)
+  bins[ctx.thread] = local[ctx.thread]
+}
+"""
+    e = only(src, "PH109")
+    assert "a tile belongs to one CTA" in e.help and "`barrier()`" in e.help
+    # on a scalar there is nothing to say about tiles
+    e = only("kernel k(A: tensor<i32>[N]) {\n  let s = 1\n  atomic_add(s, 1)\n}\n", "PH109")
+    assert e.help is None or "tile" not in e.help

@@ -141,7 +141,7 @@ MORE_CASES = [
     Case("PH102", "kernel k(a: i32, a: f32) {\n}\n", 1, 18, "`a` is already declared"),
     Case("PH103", "kernel k() {\n  var ctx = 1\n}\n", 2, 7, "cannot be declared"),
     Case("PH103", "kernel k(f32: i32) {\n}\n", 1, 10, "`f32` is a type name"),
-    Case("PH103", "fn sum() {\n}\n", 1, 4, "`sum` is reserved"),
+    Case("PH103", "fn sum() {\n}\n", 1, 4, "`sum` is a built-in and cannot name a function"),
     Case("PH103", "kernel k() {\n  for tile in range(0, 4) {\n  }\n}\n", 2, 7, "`tile`"),
     Case("PH104", "kernel k() {\n  let a = 99999999999999999999999999999999999999999999999999999\n}\n", 2, 11,
          "does not fit in i32"),
