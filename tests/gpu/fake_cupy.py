@@ -10,11 +10,12 @@ remove with ``uninstall()``.
 
 from __future__ import annotations
 
-import sys
 import time
 import types
 
 import numpy as np
+
+from fake_modules import swap_in, swap_out
 
 _ARRAYS: dict[int, "DevArray"] = {}      # device pointer -> the array that owns it
 
@@ -173,18 +174,11 @@ _saved: dict = {}
 
 def install():
     cp, cublas = _module()
-    for name, mod in (("cupy", cp), ("cupy.cublas", cublas)):
-        _saved[name] = sys.modules.get(name)
-        sys.modules[name] = mod
+    swap_in((("cupy", cp), ("cupy.cublas", cublas)), _saved)
     launches.clear()
     return cp
 
 
 def uninstall():
-    for name, mod in _saved.items():
-        if mod is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = mod
-    _saved.clear()
+    swap_out(_saved)
     _ARRAYS.clear()

@@ -34,6 +34,8 @@ import types
 
 import numpy as np
 
+from fake_modules import swap_in, swap_out
+
 PVT_STRUCT_CHARS = set("xcbB?hHiIlLqQfdspP") | set("0123456789")      # pycuda/_pvt_struct: no 'e'
 
 
@@ -288,9 +290,7 @@ def install(exit_check: bool = False):
     pkg = types.ModuleType("pycuda")
     pkg.VERSION_TEXT = "2026.1-fake"
     pkg.driver = me
-    for name, mod in (("pycuda", pkg), ("pycuda.driver", me)):
-        _saved[name] = sys.modules.get(name)
-        sys.modules[name] = mod
+    swap_in((("pycuda", pkg), ("pycuda.driver", me)), _saved)
     _STACK.clear()
     _MEMORY.clear()
     _STICKY.clear()
@@ -301,12 +301,7 @@ def install(exit_check: bool = False):
 
 
 def uninstall():
-    for name, mod in _saved.items():
-        if mod is None:
-            sys.modules.pop(name, None)
-        else:
-            sys.modules[name] = mod
-    _saved.clear()
+    swap_out(_saved)
     _MEMORY.clear()
     _STACK.clear()
     _STICKY.clear()
