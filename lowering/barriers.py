@@ -20,10 +20,11 @@ jump. The result: the tile statements whose written buffer may have pending stor
 from __future__ import annotations
 
 from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
+from ..analyzer.facts.atoms import expr_kind
+from ..analyzer.facts.schema import UNIFORM
 from ..analyzer.ops import LOAD, RUN_LOAD, STORE, OpClass
 from ..analyzer.sema_helpers import _sub_exprs
 from ..analyzer.syntax import ast as A
-from .kinds import UNIFORM, expr_kind
 
 
 def _join(a, b):

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from ..analyzer.facts.schema import WARP_UNIFORM
 from ..analyzer.types import BOOL, Scalar, settle
 from . import intrinsics as K
-from .kinds import WARP_UNIFORM
 from .ltypes import BYTES, DOUBLE, FLOAT, I1, I8, I16, I32T, I64, arith_type, convert, memory_ir, scalar_ir
 
 BUTTERFLY = (16, 8, 4, 2, 1)

@@ -21,6 +21,8 @@ import llvmlite.ir as ir
 
 from ..analyzer.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
 from ..analyzer.constants import affine, constant_of
+from ..analyzer.facts.atoms import expr_kind
+from ..analyzer.facts.schema import WARP_UNIFORM
 from ..analyzer.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
@@ -31,7 +33,6 @@ from .align import INFINITE, twos, twos_of_int
 from .barriers import barrier_sites
 from .bounds import Bounds
 from .errors import LoweringError, Unsupported
-from .kinds import WARP_UNIFORM, expr_kind
 from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
                      value_ir, width)
 from .memory import Addressing, Axis, MemRef, Term

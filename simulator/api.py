@@ -55,7 +55,9 @@ class Program:
         self.check = result
         self.defines = defines
         self.waived = waived            # PH3xx errors run anyway under `unchecked`
-        self.kernels = {k.kernel.name: Kernel(self, k) for k in result.semantics.kernels}
+        kernels = result.semantics.kernels
+        analyses = result.analyses if len(result.analyses) == len(kernels) else [None] * len(kernels)
+        self.kernels = {k.kernel.name: Kernel(self, k, a) for k, a in zip(kernels, analyses)}
 
     def kernel(self, name: str | None = None) -> "Kernel":
         if name is None:
@@ -71,9 +73,10 @@ class Program:
 
 
 class Kernel:
-    def __init__(self, program: Program, info):
+    def __init__(self, program: Program, info, analysis=None):
         self.program = program
         self.info = info
+        self.analysis = analysis
         self.name = info.kernel.name
         self.threads = info.threads
         self._gpu = None
@@ -95,7 +98,8 @@ class Kernel:
         options = Options() if max_loop_iterations is None else Options(int(max_loop_iterations))
         from ..analyzer.api import recursion_room
         with recursion_room():      # the machine recurses along the tree, as the checker does
-            simulate(self.info, bound, normalize_grid(grid), options, self.program.path, self.program.text)
+            simulate(self.info, bound, normalize_grid(grid), options, self.program.path, self.program.text,
+                     self.analysis)
 
     def _run_gpu(self, args, kwargs, grid) -> None:
         if self.program.waived:

@@ -227,18 +227,21 @@ def check_aligned(kinfo, extents: dict[str, int], where: dict[str, str]) -> None
 
 
 def simulate(kinfo, bound: Bound, grid, options: Options | None = None, path: str = "<input>",
-             text: str | None = None) -> None:
-    """Run ``kinfo`` on the arguments (arrays are updated in place). Raises DynamicCheckFailed."""
+             text: str | None = None, analysis=None) -> None:
+    """Run ``kinfo`` on the arguments (arrays are updated in place). Raises DynamicCheckFailed.
+    ``analysis`` (the kernel's KernelAnalysis) gives the kinds the lowering goes by: a collective
+    over an operand that is the same in all it folds synchronizes nothing there (without it, every
+    collective counts as synchronizing)."""
     options = options or Options()
     grid = normalize_grid(grid)
     check_size(kinfo, grid)
     # Floats overflow to inf and 0/0 gives NaN on the GPU without a word; so here (numpy would
     # otherwise print RuntimeWarnings naming the simulator's own lines).
     with np.errstate(all="ignore"):
-        _simulate(kinfo, bound, grid, options, path, text)
+        _simulate(kinfo, bound, grid, options, path, text, analysis)
 
 
-def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str | None) -> None:
+def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str | None, analysis) -> None:
     try:
         check_aligned(kinfo, bound.extents, bound.where)
         buffers = {name: Buffer(name, arr, _param_type(kinfo, name).elem, per_cta=False)
@@ -257,7 +260,7 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
             if tile_bytes:
                 per_batch = max(1, min(per_batch, MAX_BATCH_TILE_BYTES // tile_bytes))
         for ctas in block_batches(grid, per_batch):
-            m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options)
+            m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options, analysis)
             m.sequential = sequential
             if not sequential:          # CTAs that nothing orders: races between them are tracked
                 ids = (ctas[:, 0] + grid[0] * (ctas[:, 1] + grid[1] * ctas[:, 2])).astype(np.int32)

@@ -53,8 +53,10 @@ class Frame:
 
 class Machine(ScalarEval, TileEval, ThreadOps):
     def __init__(self, kinfo, ctas: list[tuple[int, int, int]], grid: tuple[int, int, int],
-                 tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options):
+                 tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options,
+                 analysis=None):
         self.kinfo = kinfo
+        self.analysis = analysis                   # the kernel's analysis: kinds, as the lowering reads them
         self.T = T = kinfo.threads
         self.C = C = len(ctas)
         self.P = P = C * T

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..analyzer.facts.atoms import expr_kind
+from ..analyzer.facts.schema import UNIFORM, WARP_UNIFORM
 from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import Run, Tile
@@ -128,7 +130,10 @@ class ThreadOps:
             group = self.T
         out = self.types[id(e)]
         x = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,)).reshape(-1, group)
-        self._reads_synced(lane)
+        # the lowering exchanges nothing over an operand already the same in all it folds
+        # (lowering/collectives.py), so such a collective orders no reads
+        if expr_kind(self.analysis, e.args[0], self.inst) > (WARP_UNIFORM if lane else UNIFORM):
+            self._reads_synced(lane)
         f = e.func
         with np.errstate(all="ignore"):
             if f == "sum":

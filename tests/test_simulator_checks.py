@@ -700,6 +700,13 @@ kernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {
     # a CTA collective exchanges through shared memory with barriers: every warp waits
     ("(ctx.thread + 32) % 64", "v + 0.0 * sum<over ctx.thread>(v)", None),
     ("(ctx.thread + 32) % 64", "v", "PH410"),
+    # over an operand already the same in all it folds the lowering exchanges nothing (no
+    # shuffle, no barrier), so such a collective orders no reads; a shuffle always exchanges
+    ("(ctx.thread + 32) % 64", "v + 0.0 * sum<over ctx.thread>(2.0)", "PH410"),
+    ("(ctx.thread + 32) % 64", "v + 0.0 * sum<over ctx.thread>(f32(ctx.warp))", None),
+    ("ctx.thread ^ 1", "v + 0.0 * max<over ctx.lane>(f32(ctx.warp))", "PH410"),
+    ("ctx.thread ^ 1", "v + 0.0 * max<over ctx.lane>(f32(ctx.lane))", None),
+    ("ctx.thread ^ 1", "v + 0.0 * shfl<xor 1>(2.0)", None),
 ])
 def test_a_lane_level_operation_orders_reads_only_within_its_warp(read, sync, code):
     src = WARP_SYNC.replace("READ", read).replace("SYNC", sync)

@@ -108,3 +108,21 @@ def _slice_behind(b, inst):
             if p is b.node and i < len(inst.call_node.args):
                 return (inst.call_node.args[i], inst.parent)
     return None
+
+
+def expr_kind(analysis, expr, inst) -> int:
+    """The kind of ``expr`` evaluated in instance ``inst``: the join of what it is made of, read
+    off the kernel's analysis (VARYING when there is none). The lowering uses it where a kind
+    saves work, and the simulator to know which collectives the lowering made synchronizing."""
+    if analysis is None:
+        return VARYING
+    derived = analysis.facts.derived
+    uses, seeds, results = atoms(expr, inst)
+    k = UNIFORM
+    for b in uses:
+        k = max(k, derived.of(("b", b.uid)))
+    for kind, _origin in seeds:
+        k = max(k, kind)
+    for callee in results:
+        k = max(k, derived.of(("r", id(callee))))
+    return k
