@@ -12,7 +12,7 @@ from .syntax import ast as A
 from .syntax.printer import expr as source_of
 
 I32_MAX = (1 << 31) - 1
-from .types import (BOOL, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
+from .types import (BOOL, C_TYPES, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
                     Type, assignable, an)
 
 
@@ -423,21 +423,12 @@ class DeclarationChecks:
         return None
 
 
-# the C and CUDA spellings a newcomer writes first, and the Phobos type each one means
-_C_TYPES = {"float": "f32", "double": "f64", "half": "f16", "__half": "f16", "bfloat16": "bf16",
-            "__nv_bfloat16": "bf16", "int": "i32", "int32_t": "i32", "long": "i64", "int64_t": "i64",
-            "char": "i8", "int8_t": "i8", "uint8_t": "u8", "uchar": "u8", "byte": "u8",
-            "f8": None, "i16": None, "u16": None, "f128": None, "int16_t": None, "short": None,
-            "u32": "i64", "u64": "i64", "uint": "i64", "unsigned": "i64", "uint32_t": "i64",
-            "uint64_t": "i64", "size_t": "i64"}
-
-
 def _type_help(name: str) -> str:
     """The help of an unknown type name: the Phobos type a C or CUDA name means, if any."""
     listed = f"the scalar types are {', '.join(SCALARS)}"
-    if name not in _C_TYPES:
+    if name not in C_TYPES:
         return listed
-    want = _C_TYPES[name]
+    want = C_TYPES[name]
     if want is None:
         return f"Phobos has no `{name}`; {listed}"
     if want == "i64":

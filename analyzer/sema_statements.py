@@ -355,7 +355,9 @@ class StatementChecks:
             self.error("PH119", f"a `for` loop runs over `range(lo, hi[, step])`, not `{s.range_name}`",
                        s.range_span, help="write `for i in range(lo, hi)`")
         if not 2 <= len(s.args) <= 3:
-            self.error("PH119", f"`range` takes 2 or 3 arguments (lo, hi[, step]), not {len(s.args)}", s.range_span)
+            self.error("PH119", f"`range` takes 2 or 3 arguments (lo, hi[, step]), not {len(s.args)}", s.range_span,
+                       help=f"write `range(0, {source_of(s.args[0])})`: a range starts where its first argument "
+                            "says" if len(s.args) == 1 else None)
         bound_types = []
         for a in s.args:
             t = self.expr(a)

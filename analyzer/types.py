@@ -188,6 +188,16 @@ def parse_scalar(name: str) -> Scalar | None:
     return SCALARS.get(name)
 
 
+# The C and CUDA type names a newcomer writes first, and the Phobos type each one means (None:
+# there is none; "i64" for unsigned types wider than u8, which Phobos does not have)
+C_TYPES = {"float": "f32", "double": "f64", "half": "f16", "__half": "f16", "bfloat16": "bf16",
+            "__nv_bfloat16": "bf16", "int": "i32", "int32_t": "i32", "long": "i64", "int64_t": "i64",
+            "char": "i8", "int8_t": "i8", "uint8_t": "u8", "uchar": "u8", "byte": "u8",
+            "f8": None, "i16": None, "u16": None, "f128": None, "int16_t": None, "short": None,
+            "u32": "i64", "u64": "i64", "uint": "i64", "unsigned": "i64", "uint32_t": "i64",
+            "uint64_t": "i64", "size_t": "i64"}
+
+
 def an(thing) -> str:
     """``thing`` (a type or its description) with its indefinite article: "an i32", "an f16",
     "a u8", "a bf16", "a tile (..)"."""

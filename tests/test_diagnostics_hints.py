@@ -289,3 +289,48 @@ kernel k(data: tensor<u8>[N], bins: tensor<i32>[256]) {
     # on a scalar there is nothing to say about tiles
     e = only("kernel k(A: tensor<i32>[N]) {\n  let s = 1\n  atomic_add(s, 1)\n}\n", "PH109")
     assert e.help is None or "tile" not in e.help
+
+
+@pytest.mark.parametrize("line, column", [
+    ("  A[0] = 1.0 /* one */", 14), ("  /* a note\n  A[0] = 1.0", 3), ("  A[0] = 2.0 /*3.0*/ + 1.0", 14),
+])
+def test_a_c_block_comment_says_to_use_line_comments(line, column):
+    e = errors(f"kernel k(A: tensor<f32>[N]) {{\n{line}\n}}\n")[0]
+    assert e.code == "PH005" and e.message == "Phobos has no `/* */` comments", e.message
+    assert (e.span.line, e.span.column, e.span.end_column) == (2, column, column + 2)
+    assert "`//`" in e.help
+
+
+def test_a_division_by_a_spaced_star_is_no_comment():
+    e = errors("kernel k(A: tensor<f32>[N]) {\n  A[1] = 2.0 / *A\n}\n")[0]
+    assert e.code == "PH005" and "comment" not in e.message and "found `*`" in e.message
+
+
+@pytest.mark.parametrize("body, where, message, fix", [
+    ("let x = 1.0f", (2, 11, 15), "Phobos numbers take no suffix such as `f`", "write `1.0`: a float literal is an f32"),
+    ("let n = 10u", (2, 11, 14), "no suffix such as `u`", "`i64(10)` makes an i64"),
+    ("float x = 1.0", (2, 3, 10), "a declaration starts with `let` or `var`", "write `let x: f32 = ..`"),
+    ("i32 n = 4", (2, 3, 8), "a declaration starts with `let` or `var`", "write `let n: i32 = ..`"),
+    ("for (var i = 0; i < 4; i += 1) {\n  }", (2, 7, 8), "not C's `(init; condition; step)`", "for i in range(lo, hi)"),
+    ("let x = 3 ** 2", (2, 13, 15), "Phobos has no `**`", "pow(x, y)"),
+    ("if (true) A[0] = 1.0", (2, 13, 14), "the body of `if` goes in braces", "`if c { x = 1 }`"),
+    ("while true A[0] = 1.0", (2, 14, 15), "the body of `while` goes in braces", "`{` before the body"),
+    ("for i in range(0, 4) A[i] = 1.0", (2, 24, 25), "the body of `for` goes in braces", "`{` before the body"),
+    ("if true {\n  } else A[0] = 1.0", (3, 10, 11), "the body of `else` goes in braces", "`{` before the body"),
+])
+def test_c_and_python_habits_get_the_phobos_spelling(body, where, message, fix):
+    e = errors(f"kernel k(A: tensor<f32>[N]) {{\n  {body}\n}}\n")[0]
+    assert e.code == "PH005" and message in e.message, e.message
+    assert (e.span.line, e.span.column, e.span.end_column) == where
+    assert fix in e.help, e.help
+
+
+@pytest.mark.parametrize("body", ["if x y {\n  }", "let x = y z", "A[0] = 2.0 * * 3.0", "let q = 3 f"])
+def test_no_habit_hint_where_the_mistake_is_another(body):
+    e = errors(f"kernel k(A: tensor<f32>[N]) {{\n  {body}\n}}\n")[0]
+    assert e.code == "PH005" and e.message.startswith("expected "), e.message
+
+
+def test_a_one_argument_range_says_where_it_starts():
+    e = only("kernel k(A: tensor<f32>[N]) {\n  for i in range(N) {\n    A[i] = 1.0\n  }\n}\n", "PH119")
+    assert "write `range(0, N)`" in e.help

@@ -23,6 +23,7 @@ from lark.parse_tree_builder import ExpandSingleChild
 from ..diagnostics.model import Diagnostic, Span
 from . import ast as A
 from ..builtins import BUILTINS
+from ..types import C_TYPES, SCALARS, an
 from .tokens import GENERIC_MODES, LexStats, Tok, generic_parts, int_value, tokenize
 
 
@@ -491,9 +492,11 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
     else:
         span = _tok_span(tok)
         found = _describe(tok)
-    twice = _increment(tokens, tok)
-    if twice is not None:
-        return twice
+    hint = (_increment(tokens, tok) or _block_comment(tokens, tok) or _power(tokens, tok)
+            or _literal_suffix(tokens, tok) or _c_declaration(tokens, tok) or _c_for(tokens, tok)
+            or _braceless_body(tokens, tok, expected))
+    if hint is not None:
+        return hint
     typo = _generic_without_space(tokens, tok)
     if typo is not None:
         return typo
@@ -521,6 +524,101 @@ def _increment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
             return Diagnostic("PH005", f"Phobos has no `{b.value * 2}`", _span(a, b), label="not an operator",
                               help=f"write `{name} {b.value}= 1`")
     return None
+
+
+def _block_comment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """C's `/* .. */`, which reads as a division by `*` and fails at the `/` or the `*`."""
+    end = tok.index
+    for j in (end - 1, end):
+        if j < 0 or j + 1 >= len(tokens):
+            continue
+        a, b = tokens[j], tokens[j + 1]
+        if a.type == "SLASH" and b.type == "STAR" and a.line == b.line and a.end_column == b.column:
+            return Diagnostic("PH005", "Phobos has no `/* */` comments", _span(a, b), label="a C block comment",
+                              help="comment with `//`, which runs to the end of the line")
+    return None
+
+
+def _touching(a: Tok, b: Tok) -> bool:
+    return a.line == b.line and a.end_column == b.column
+
+
+def _power(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """`x ** y` (Python's power), which reads as `x * *y` and fails at the second `*`."""
+    j = tok.index
+    if 1 <= j < len(tokens) and tok.type == "STAR" and tokens[j - 1].type == "STAR" and _touching(tokens[j - 1], tok):
+        return Diagnostic("PH005", "Phobos has no `**`", _span(tokens[j - 1], tok), label="not an operator",
+                          help="write `pow(x, y)`, or `x * x` for a square")
+    return None
+
+
+_SUFFIXES = {"f", "F", "u", "U", "l", "L", "ul", "UL", "ll", "LL", "ull", "ULL", "h", "H"}
+
+
+def _literal_suffix(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """A C suffix on a number (`1.0f`, `10u`, `1L`): the lexer reads a number, then a name."""
+    j = tok.index
+    if not (1 <= j < len(tokens) and tok.type == "NAME" and tok.value in _SUFFIXES):
+        return None
+    num = tokens[j - 1]
+    if num.type not in ("INT", "FLOAT") or not _touching(num, tok):
+        return None
+    kind, wide = ("a float literal is an f32", "f64") if num.type == "FLOAT" else ("an integer literal is an i32", "i64")
+    return Diagnostic("PH005", f"Phobos numbers take no suffix such as `{tok.value}`", _span(num, tok),
+                      label="a C suffix",
+                      help=f"write `{num.value}`: {kind} unless its use needs another type, and `{wide}({num.value})` "
+                           f"makes {an(wide)}")
+
+
+def _c_declaration(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """`float x = ..` or `f32 x = ..` (C's declaration) at the start of a statement."""
+    j = tok.index
+    if not (1 <= j < len(tokens) and tok.type == "NAME" and tokens[j - 1].type == "NAME"):
+        return None
+    if j >= 2 and tokens[j - 2].type not in ("SEMI", "LBRACE", "RBRACE"):
+        return None
+    written = tokens[j - 1].value
+    phobos = written if written in SCALARS else C_TYPES.get(written)
+    if phobos is None:
+        return None
+    return Diagnostic("PH005", "a declaration starts with `let` or `var`", _span(tokens[j - 1], tok),
+                      label="a C declaration",
+                      help=f"write `let {tok.value}: {phobos} = ..` (`var` for a variable assigned later)")
+
+
+def _c_for(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
+    """`for (init; cond; step)`: C's loop header."""
+    j = tok.index
+    if 1 <= j < len(tokens) and tok.type == "LPAR" and tokens[j - 1].type == "FOR":
+        return Diagnostic("PH005", "a `for` loop runs over a range, not C's `(init; condition; step)`",
+                          _tok_span(tok), label="C's loop header",
+                          help="write `for i in range(lo, hi) { .. }` (or `range(lo, hi, step)`), or a `while` loop")
+    return None
+
+
+_BODY_HEADS = {"IF": "`if`", "WHILE": "`while`", "FOR": "`for`", "ELSE": "`else`"}
+
+
+def _braceless_body(tokens: list[Tok], tok: Tok, expected: set[str]) -> Diagnostic | None:
+    """`if (c) x = 1` or `while c x += 1`: a body without braces, where C allows one statement."""
+    if "LBRACE" not in expected or tok.type in ("LBRACE", "$END"):
+        return None
+    head = None
+    for t in reversed(tokens[: tok.index]):
+        if t.type in ("SEMI", "LBRACE", "RBRACE"):
+            break
+        if t.type in _BODY_HEADS:
+            head = t
+    if head is None or head.line != tok.line:
+        return None
+    for t in tokens[tok.index:]:                # a `{` later on the line: something else is wrong
+        if t.line != tok.line or t.type == "SEMI":
+            break
+        if t.type == "LBRACE":
+            return None
+    return Diagnostic("PH005", f"the body of {_BODY_HEADS[head.type]} goes in braces", _tok_span(tok),
+                      label="a body without `{`",
+                      help="write `{` before the body and `}` after it, as in `if c { x = 1 }`")
 
 
 def _generic_without_space(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
