@@ -7,7 +7,7 @@ from .builtins import (BUILTINS, COLLECTIVE_OPS)
 from .constants import affine, constant_of
 from .ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
 from .sema_builtins import CALLS as _CALLS
-from .sema_helpers import CUDA_NAMES, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
+from .sema_helpers import CUDA_NAMES, ctx_field_help, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
 from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -124,7 +124,7 @@ class ExpressionChecks:
                            help=f"use `{e.text}.x`, `{e.text}.y` or `{e.text}.z`")
             else:
                 self.error("PH108", f"`{e.text}` is not a `ctx` field", e.span, label="unknown field",
-                           help="the fields are block.x/y/z, blocks.x/y/z, threads, warps, lanes, thread, warp, lane")
+                           help=ctx_field_help(e.path))
             return ERROR
         return I32
 
@@ -132,7 +132,14 @@ class ExpressionChecks:
         self.expr(e.value)
         if isinstance(e.value, A.Name) and self.scope.lookup(e.value.id) is None and e.value.id != "ctx":
             return ERROR                      # the unknown name is the error (`blockIdx.x`: PH101)
-        self.error("PH108", f"only `ctx` has fields; `.{e.attr}` cannot follow `{source_of(e.value)}`", e.span)
+        b = self.scope.lookup(e.value.id) if isinstance(e.value, A.Name) else None
+        help = None
+        if b is not None and isinstance(b.type, (Tensor, Tile)):
+            dims = ", ".join(f"`{d}`" for d in b.type.shape)
+            help = (f"`{b.name}` is {an(b.type)}: its extents are the names and numbers of its type ({dims}), "
+                    f"not fields" if e.attr in _EXTENT_FIELDS else None)
+        self.error("PH108", f"only `ctx` has fields; `.{e.attr}` cannot follow `{source_of(e.value)}`", e.span,
+                   help=help)
         return ERROR
 
     def e_Unary(self, e: A.Unary, run_ctx) -> Type:
@@ -269,8 +276,8 @@ class ExpressionChecks:
     def e_Index(self, e: A.Index, run_ctx, store=False) -> Type:
         base = e.base
         if not isinstance(base, A.Name):
-            self.expr(base)
-            self.error("PH110", "only a named tensor, tile or run can be subscripted", e.span)
+            if not isinstance(self.expr(base), ErrorType):      # (an error there is reported)
+                self.error("PH110", "only a named tensor, tile or run can be subscripted", e.span)
             return ERROR
         b = self.resolve(base)
         if b is None:
@@ -544,6 +551,9 @@ class ExpressionChecks:
                            help=_did_you_mean_fn(f, self.functions))
             return ERROR
         return handler(self, e, run_ctx)
+
+
+_EXTENT_FIELDS = ("shape", "size", "len", "length", "rows", "cols", "numel", "dim", "dims", "n", "extent")
 
 
 def _literal_help(node, target: Scalar) -> str | None:

@@ -232,6 +232,34 @@ CUDA_FUNCTIONS = {
 }
 
 
+_CTX_FIELDS = ("block.x", "block.y", "block.z", "blocks.x", "blocks.y", "blocks.z", "threads", "warps", "lanes",
+               "thread", "warp", "lane")
+# other names for ctx fields: CUDA's, and the usual abbreviations
+_CTX_ALIASES = {"threadIdx": "thread", "thread_id": "thread", "tid": "thread", "thread_idx": "thread",
+                "blockIdx": "block", "block_id": "block", "bid": "block", "block_idx": "block",
+                "blockDim": "threads", "num_threads": "threads", "nthreads": "threads", "block_dim": "threads",
+                "gridDim": "blocks", "grid": "blocks", "grid_dim": "blocks", "num_blocks": "blocks",
+                "warpSize": "lanes", "warp_size": "lanes", "laneid": "lane", "lane_id": "lane",
+                "warpid": "warp", "warp_id": "warp", "num_warps": "warps", "nwarps": "warps"}
+
+
+def ctx_field_help(path: tuple) -> str:
+    """The help of an unknown ``ctx`` field: the field meant, when one is plain, then the list."""
+    listed = "the fields are block.x/y/z, blocks.x/y/z, threads, warps, lanes, thread, warp, lane"
+    head, rest = path[0], path[1:]
+    field = _CTX_ALIASES.get(head, head)
+    meant = None
+    if field in ("block", "blocks"):
+        meant = f"{field}.{rest[0] if rest and rest[0] in ('x', 'y', 'z') else 'x'}"
+    elif field != head or (field in _CTX_FIELDS and rest):
+        meant = field                           # `ctx.threadIdx.x`, `ctx.thread.x`: one dimension
+    else:
+        import difflib
+        close = difflib.get_close_matches(".".join(path), _CTX_FIELDS, n=1)
+        meant = close[0] if close else None
+    return f"did you mean `ctx.{meant}`? ({listed})" if meant else listed
+
+
 def cuda_hint(name: str, table: dict) -> str | None:
     said = table.get(name)
     if said is None:
@@ -240,8 +268,20 @@ def cuda_hint(name: str, table: dict) -> str | None:
         f"`{name}` is CUDA's; in Phobos write {said}"
 
 
+# functions of other languages with no Phobos counterpart, and what to do instead
+OTHER_FUNCTIONS = {
+    **dict.fromkeys(("len", "size", "shape", "numel", "length"),
+                    "a tensor's extents are the names in its type: for `A: tensor<f32>[M, N]` write `M` and `N`"),
+    **dict.fromkeys(("print", "printf"),
+                    "a kernel cannot print: store the values in a tensor and look at them after the run "
+                    "(`phobos-run --sim` writes every tensor to a .npy file)"),
+    **dict.fromkeys(("assert",), "there are no assertions; `phobos-run --sim` checks bounds, races and "
+                                 "divergence as the kernel runs"),
+}
+
+
 def _did_you_mean_fn(name: str, functions) -> str | None:
-    hint = cuda_hint(name, CUDA_FUNCTIONS)
+    hint = cuda_hint(name, CUDA_FUNCTIONS) or OTHER_FUNCTIONS.get(name)
     if hint is not None:
         return hint
     import difflib

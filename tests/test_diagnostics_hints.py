@@ -334,3 +334,29 @@ def test_no_habit_hint_where_the_mistake_is_another(body):
 def test_a_one_argument_range_says_where_it_starts():
     e = only("kernel k(A: tensor<f32>[N]) {\n  for i in range(N) {\n    A[i] = 1.0\n  }\n}\n", "PH119")
     assert "write `range(0, N)`" in e.help
+
+
+@pytest.mark.parametrize("field, meant", [
+    ("thread_id", "ctx.thread"), ("threadIdx.x", "ctx.thread"), ("blockIdx.y", "ctx.block.y"),
+    ("blockDim.x", "ctx.threads"), ("gridDim.x", "ctx.blocks.x"), ("block.w", "ctx.block.x"),
+    ("thred", "ctx.thread"), ("thread.x", "ctx.thread"), ("laneid", "ctx.lane"), ("warp_id", "ctx.warp"),
+])
+def test_an_unknown_ctx_field_names_the_field_meant(field, meant):
+    e = only(f"kernel k(A: tensor<f32>[N]) {{\n  A[0] = f32(ctx.{field})\n}}\n", "PH108")
+    assert e.help.startswith(f"did you mean `{meant}`?"), e.help
+    e = only("kernel k(A: tensor<f32>[N]) {\n  A[0] = f32(ctx.zzz)\n}\n", "PH108")
+    assert e.help.startswith("the fields are"), e.help
+
+
+@pytest.mark.parametrize("expr", ["A.shape[0]", "A.size", "A.rows"])
+def test_a_tensor_extent_as_a_field_points_to_the_dimension_names(expr):
+    e = only(f"kernel k(A: tensor<f32>[N, 64]) {{\n  A[0, 0] = f32({expr})\n}}\n", "PH108")
+    assert "its extents are the names and numbers of its type (`N`, `64`)" in e.help, e.help
+
+
+@pytest.mark.parametrize("call, said", [
+    ("len(A)", "a tensor's extents are the names in its type"), ("print(A[0])", "a kernel cannot print"),
+])
+def test_functions_of_other_languages_say_what_to_do_instead(call, said):
+    e = only(f"kernel k(A: tensor<f32>[N]) {{\n  let v = {call}\n}}\n", "PH109")
+    assert said in e.help, e.help
