@@ -360,3 +360,11 @@ def test_a_tensor_extent_as_a_field_points_to_the_dimension_names(expr):
 def test_functions_of_other_languages_say_what_to_do_instead(call, said):
     e = only(f"kernel k(A: tensor<f32>[N]) {{\n  let v = {call}\n}}\n", "PH109")
     assert said in e.help, e.help
+
+
+def test_a_non_ascii_name_is_one_error_however_often_it_is_used():
+    src = "kernel k(A: tensor<f32>[N]) {\n  let \u03b1 = 1.0\n  A[0] = \u03b1 * \u03b1\n  let gr\u00f6\u00dfe = \u03b1\n}\n"
+    errs = errors(src)
+    assert [(d.code, d.span.line, d.span.column) for d in errs] == [("PH003", 2, 7), ("PH003", 4, 9)]
+    assert errs[0].message == "`\u03b1` is not a name: names are ASCII letters, digits and `_`"
+    assert "ASCII letters" in errs[0].help

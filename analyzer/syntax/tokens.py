@@ -56,7 +56,7 @@ _TOKEN_RE = re.compile(
     r"|(?P<badnum>[0-9]+\.(?![0-9])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
     r"|(?P<hex>0[xX][0-9a-fA-F]+)"
     r"|(?P<int>[0-9]+)"
-    r"|(?P<name>[A-Za-z_][A-Za-z0-9_]*)"
+    r"|(?P<name>[^\W\d]\w*+)"
     rf"|(?P<punct>{_punct_alts})"
     r")|(?P<ws>[ \t\r]+)"
 )
@@ -126,19 +126,27 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     expected_pos = 0
     keywords = KEYWORDS
     punct = PUNCT
+    reported: set[str] = set()      # non-ASCII names already reported
     ends_statement = _ENDS_STATEMENT
     brackets_kinds = _BRACKET_KINDS
     statement_starts = _STATEMENT_STARTS
 
     for m in _TOKEN_RE.finditer(text):
         pos, end = m.span()
+        kind = m.lastgroup
+        if kind == "name" and not m.group(kind)[0].isascii() and not m.group(kind)[0].isalpha():
+            # `²`, `½`: word characters but no letter, so part of a run of bad characters
+            if pos == expected_pos:
+                expected_pos = end - len(m.group(kind))
+            continue
         if pos != expected_pos:
             _bad_characters(text, expected_pos, pos, line, line_start, errors)
         expected_pos = end
-        kind = m.lastgroup
         if kind == "name":
             value = m.group(kind)
             tkind = keywords.get(value, "NAME")
+            if not value.isascii():
+                _non_ascii_name(value, end - len(value) - line_start + 1, line, errors, reported)
         elif kind == "punct":
             value = m.group(kind)
             tkind = punct[value]
@@ -226,6 +234,18 @@ def _bad_characters(text, start, stop, line, line_start, errors):
     shown = repr(ch) if ch.isprintable() else f"U+{ord(ch):04X}"
     errors.append(Diagnostic("PH003", f"unexpected character {shown}", Span(line, col, line, col + 1),
                              label="no token starts with this character", help=_CHARACTER_HELP.get(ch)))
+
+
+def _non_ascii_name(value: str, col: int, line: int, errors, reported: set) -> None:
+    """A name with letters outside ASCII (`α`, `größe`): reported once per name, then kept as a
+    name, so that its declaration and uses add no errors of their own."""
+    if value in reported:
+        return
+    reported.add(value)
+    bad = next(i for i, ch in enumerate(value) if not ch.isascii())
+    errors.append(Diagnostic("PH003", f"`{value}` is not a name: names are ASCII letters, digits and `_`",
+                             Span(line, col + bad, line, col + bad + 1), label="not an ASCII letter",
+                             help="spell it with ASCII letters (`alpha` for `α`)"))
 
 
 # what a character that no token starts with usually meant (C, CUDA and Python habits)
