@@ -116,8 +116,10 @@ class DeclarationChecks:
             elif a.name == "autotune":
                 self.autotune(a, attrs)
             else:
+                import difflib
+                close = difflib.get_close_matches(a.name, ("launch", "aligned", "autotune"), n=1)
                 self.error("PH204", f"attribute `@{a.name}` is not used by phobos-tools and is ignored",
-                           a.span, severity=NOTE)
+                           a.span, severity=NOTE, help=f"did you mean `@{close[0]}`?" if close else None)
         return attrs
 
     def autotune(self, a: A.Attribute, attrs) -> None:

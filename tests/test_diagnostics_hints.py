@@ -368,3 +368,11 @@ def test_a_non_ascii_name_is_one_error_however_often_it_is_used():
     assert [(d.code, d.span.line, d.span.column) for d in errs] == [("PH003", 2, 7), ("PH003", 4, 9)]
     assert errs[0].message == "`\u03b1` is not a name: names are ASCII letters, digits and `_`"
     assert "ASCII letters" in errs[0].help
+
+
+def test_a_misspelt_attribute_note_names_the_attribute_meant():
+    notes = [d for d in check_source("@lunch(128)\nkernel k(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", "t.ph").diagnostics]
+    assert [(d.code, d.severity) for d in notes] == [("PH204", "note")]
+    assert notes[0].help == "did you mean `@launch`?"
+    note = check_source("@cluster(2)\nkernel k(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", "t.ph").diagnostics[0]
+    assert note.code == "PH204" and note.help is None
