@@ -164,7 +164,8 @@ class BuiltinCallChecks:
                        help=f"did you mean `sum<over ctx.lane>({source_of(e.args[0])})`?")
             return ERROR
         if isinstance(t, Tile):
-            self.error("PH112", "`sum` adds up a run, not a tile", e.span, help="use `rowsum`")
+            self.error("PH112", "`sum` adds up a run, not a tile", e.span,
+                       help=self._slice_let_help(e.args[0]) or "use `rowsum`")
             return ERROR
         if not isinstance(t, Run):
             self.error("PH105", f"`sum` adds up a run, not {an(_describe(t))}", e.span)
@@ -178,6 +179,13 @@ class BuiltinCallChecks:
         return acc
 
     def run_elem(self, e: A.Call, run_ctx) -> Type:
+        if len(e.args) == 2:                    # `elem(r, k)`: one element was meant
+            for a in e.args:
+                self.expr(a, run_ctx=True)
+            self.error("PH109", "`elem` takes 1 argument, not 2", e.span,
+                       help=f"`elem(..)` is the whole run: hold it, `let r = elem({source_of(e.args[0])})`, and "
+                            f"read one element as `r[{source_of(e.args[1])}]` (its index a constant)")
+            return ERROR
         if not self.arity(e, 1):
             return ERROR
         t = self.expr(e.args[0], run_ctx=True)
@@ -185,7 +193,7 @@ class BuiltinCallChecks:
             return ERROR
         if not isinstance(t, Run):
             self.error("PH111", f"`elem` takes a run (one thread's span, `A[i, j :+ n]`), not {an(_describe(t))}",
-                       e.args[0].span)
+                       e.args[0].span, help=self._slice_let_help(e.args[0]))
             return ERROR
         self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "elem", e.span)
         return Run(settle(t.elem), t.n)
@@ -221,13 +229,32 @@ class BuiltinCallChecks:
                            help=f"convert it: `{dt.elem}({source_of(val)})`")
                 return ERROR
         else:
-            self.error("PH105", f"`store` writes a run or a scalar, not {an(_describe(vt))}", val.span)
+            self.error("PH105", f"`store` writes a run or a scalar, not {an(_describe(vt))}", val.span,
+                       help=self._slice_let_help(val) if isinstance(vt, Tile) else None)
             return ERROR
         b = self.inst.resolution.get(id(dst.base))
         self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, STORE, e.span,
                                       operands=[x for s in dst.subs for x in _sub_exprs(s)] + [val],
                                       writes=[(b.buffer or b.name) if b else "?"])
         return VOID
+
+    def _slice_let_help(self, expr) -> str | None:
+        """Where a run was expected but a tile came, because a `let` holds a slice (a tile outside
+        a run context, LANGUAGE §7): how to hold one thread's run instead."""
+        from .cfg import expr_children
+        stack = [expr]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, A.Name):
+                b = self.inst.resolution.get(id(n))
+                value = getattr(b.node, "value", None) if b is not None and b.kind == "view" else None
+                shape = b.type.shape if value is not None and isinstance(b.type, Tile) else ()
+                if isinstance(value, A.Index) and len(shape) == 1 and isinstance(shape[0], int) \
+                        and 2 <= shape[0] <= 16:                # what a run can be (LANGUAGE §7)
+                    return (f"`{b.name}` holds a slice, and outside `sum(..)`, `elem(..)` and `store(..)` a slice is "
+                            f"a tile; for one thread's run write `let {b.name} = elem({source_of(value)})`")
+            stack.extend(expr_children(n))
+        return None
 
     def barrier(self, e: A.Call, run_ctx) -> Type:
         if not self.arity(e, 0):

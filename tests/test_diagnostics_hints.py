@@ -376,3 +376,39 @@ def test_a_misspelt_attribute_note_names_the_attribute_meant():
     assert notes[0].help == "did you mean `@launch`?"
     note = check_source("@cluster(2)\nkernel k(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", "t.ph").diagnostics[0]
     assert note.code == "PH204" and note.help is None
+
+
+RUN_LET = """@launch(64)
+kernel k(A: tensor<f32>[M, 256], O: tensor<f32>[M, 256], S: tensor<f32>[M, 64]) {{
+  let x = A[0, ctx.thread * 4 :+ 4]
+  {use}
+}}
+"""
+
+
+@pytest.mark.parametrize("use, code", [
+    ("store(O[0, ctx.thread * 4 :+ 4], x * 2.0)", "PH105"),
+    ("S[0, ctx.thread] = sum(x * x)", "PH112"),
+    ("let y = elem(x)", "PH111"),
+])
+def test_a_let_of_a_slice_where_a_run_is_needed_says_to_hold_elem(use, code):
+    errs = errors(RUN_LET.format(use=use))
+    e = next(d for d in errs if d.code == code)
+    assert "`x` holds a slice" in e.help and "let x = elem(A[0, ctx.thread * 4 :+ 4])" in e.help, e.help
+    # and so written, it checks
+    fixed = RUN_LET.format(use=use).replace("let x = A[0, ctx.thread * 4 :+ 4]", "let x = elem(A[0, ctx.thread * 4 :+ 4])")
+    fixed = fixed.replace("elem(x)", "x")
+    assert errors(fixed) == []
+
+
+def test_a_sum_of_a_real_tile_still_says_rowsum():
+    for let in ("let t = A[0 :+ 4, 0 :+ 32]", "let t = A[0, 0 :+ 32]", "var t: tile<f32>[4] = 1.0"):
+        e = only(f"kernel k(A: tensor<f32>[4, 32], S: tensor<f32>[4]) {{\n  {let}\n  S[0] = sum(t * 2.0)\n}}\n",
+                 "PH112")
+        assert e.help == "use `rowsum`", (let, e.help)
+
+
+def test_elem_with_an_index_says_how_to_read_one_element():
+    src = "kernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {\n  O[ctx.thread] = elem(A[ctx.thread :+ 4], 2)\n}\n"
+    e = only(src, "PH109")
+    assert "`let r = elem(A[ctx.thread :+ 4])`" in e.help and "`r[2]`" in e.help
