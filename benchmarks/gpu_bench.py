@@ -697,7 +697,35 @@ def prepare(bundle: Path, arch: str = "sm_90", wheels: Path | None = DEFAULT_WHE
         f"for {arch} in {bundle}")
     if wheels is not None:
         copy_wheels(wheels, wheels_from, log)
+        package_wheels(wheels / "package", log)
     return meta
+
+
+# what phobos_tools itself needs there beyond the image's numpy and llvmlite (tests/gpu/api_gpu.py)
+PACKAGE_WHEELS = ("lark", "networkx", "z3-solver", "ml_dtypes")
+
+
+def package_wheels(dest: Path, log=print) -> int:
+    """CPython 3.12 x86-64 wheels of the package's own dependencies, for the device run's API step
+    (tests/gpu/api_gpu.py). Best effort: it needs a package index here; without one the device run
+    skips that step and says so."""
+    if all(any(dest.glob(f"{n.replace('-', '_')}-*.whl")) for n in PACKAGE_WHEELS):
+        log(f"gpu_bench prepare: the package's wheels are in {dest} already")
+        return len(list(dest.glob("*.whl")))
+    dest.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+           "--python-version", "3.12", "--platform", "manylinux2014_x86_64", "--platform", "manylinux_2_17_x86_64",
+           "--platform", "manylinux_2_28_x86_64", "-d", str(dest), *PACKAGE_WHEELS]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        ok = r.returncode == 0
+        why = (r.stderr.strip().splitlines() or ["pip failed"])[-1]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        ok, why = False, str(e)
+    n = len(list(dest.glob("*.whl")))
+    log(f"gpu_bench prepare: {n} wheels of the package's dependencies in {dest}" if ok else
+        f"gpu_bench prepare: no wheels of the package's dependencies ({why}); the device run skips its API step")
+    return n if ok else 0
 
 
 def copy_wheels(dest: Path, source: Path | None, log=print) -> int:

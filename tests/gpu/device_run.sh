@@ -11,10 +11,12 @@
 # registry there), records the device, driver and CUDA versions, runs every example through
 # tests/gpu/run_gpu.py (fresh random inputs, outputs poisoned, float64 references), times the
 # bench of benchmarks/gpu_bench.py (copy, lanes matvec and its variants, row sums, row softmax,
-# and cupy/cuBLAS), and runs compute-sanitizer's racecheck and synccheck on every example when
-# the sanitizer is there and works. Each step has its own timeout; a step that fails does not stop
-# the next. What comes back (at most 8 files, $OUT/NAME): log.txt (everything printed),
-# env.txt, correctness.json, bench.json, bench.md, sanitizer.json, sanitizer.txt.
+# and cupy/cuBLAS), runs every example through the package's Python API with device="gpu" and
+# phobos-run --gpu (tests/gpu/api_gpu.py, when the package's wheels were carried), and runs
+# compute-sanitizer's racecheck and synccheck on every example when the sanitizer is there and
+# works. Each step has its own timeout; a step that fails does not stop the next. What comes back
+# (at most 8 files, $OUT/NAME): log.txt (everything printed), env.txt, correctness.json,
+# bench.json, bench.md, api_gpu.json, sanitizer.json, sanitizer.txt.
 #
 # DRY_RUN=1 runs the same steps here without a GPU (no install, run_gpu.py and gpu_bench.py with
 # --dry-run, the sanitizer's commands printed), writing into $OUT (default build/device-dry-run).
@@ -101,19 +103,40 @@ RC_CORRECT=$?
 step bench 100 $PY benchmarks/gpu_bench.py run "$BUNDLE" --out "$OUT" $DRYFLAG
 RC_BENCH=$?
 
-# 5. compute-sanitizer racecheck + synccheck on every example -------------------------------------
+# 5. the package's own GPU path: every example through the Python API (device="gpu") and
+#    phobos-run --gpu (tests/gpu/api_gpu.py), with the package's dependencies from the carried
+#    wheels and the checkout linked as phobos_tools -----------------------------------------------
+RC_API=0
+if [ "$DRY" = 1 ]; then
+  echo "=== api: skipped (dry run)"
+elif ! ls "$WHEELS"/package/*.whl >/dev/null 2>&1; then
+  echo "=== api: skipped (no wheels of the package's dependencies in $WHEELS/package: see gpu_bench.py prepare)"
+else
+  PKG=$(mktemp -d)
+  if ! timeout 60 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$PKG/site" \
+       "$WHEELS"/package/*.whl; then
+    for w in "$WHEELS"/package/*.whl; do timeout 30 $PY -m zipfile -e "$w" "$PKG/site" || echo "unpack failed: $w"; done
+  fi
+  ln -s "$PWD" "$PKG/phobos_tools"
+  step api 90 env PYTHONPATH="$PKG:$PKG/site${PYTHONPATH:+:$PYTHONPATH}" PHOBOS_CACHE_DIR="$PKG/cache" \
+    $PY tests/gpu/api_gpu.py --json "$OUT/api_gpu.json"
+  RC_API=$?
+fi
+
+# 6. compute-sanitizer racecheck + synccheck on every example -------------------------------------
 PER_KERNEL=30
 L=$(left); BUDGET=$(( L - PER_KERNEL - 15 )); [ $BUDGET -lt 0 ] && BUDGET=0
 step sanitizer $(( L - 5 )) $PY tests/gpu/sanitize.py "$BUNDLE" $BFLAG --per-kernel-s $PER_KERNEL --budget-s $BUDGET \
   --jobs 4 --json "$OUT/sanitizer.json" --log "$OUT/sanitizer.txt" $DRYFLAG
 RC_SAN=$?
 
-# 6. summary --------------------------------------------------------------------------------------
-echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $RC_BENCH, sanitizer exit $RC_SAN"
+# 7. summary --------------------------------------------------------------------------------------
+echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $RC_BENCH, api exit $RC_API," \
+     "sanitizer exit $RC_SAN"
 [ -f "$OUT/bench.json" ] && timeout 20 $PY benchmarks/gpu_bench.py results-row "$OUT/bench.json" --print \
   $( [ -f "$OUT/correctness.json" ] && echo "--correctness $OUT/correctness.json" ) \
   $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" )
-[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_SAN -eq 0 ]
+[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_SAN -eq 0 ]
 }
 
 main 2>&1 | tee -a "$OUT/log.txt"
