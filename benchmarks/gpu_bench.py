@@ -29,7 +29,7 @@ There (the GPU machine: numpy, cupy and lowering/runtime.py, loaded from its fil
 Afterwards, here:
 
     python benchmarks/gpu_bench.py results-row OUT/bench.json [--correctness OUT/correctness.json]
-        [--sanitizer OUT/sanitizer.json] [--results benchmarks/RESULTS.md] [--print]
+        [--sanitizer OUT/sanitizer.json] [--api OUT/api_gpu.json] [--results benchmarks/RESULTS.md] [--print]
         turns a run into rows of benchmarks/RESULTS.md (inserted above the marker; earlier rows stay).
 
 GB/s is the fewest bytes the operation must move (each input read once, each output written once)
@@ -65,6 +65,7 @@ VARIANTS_SRC = "benchmarks/gpu_kernels/matvec_variants.ph"
 RESULTS_MD = HERE / "RESULTS.md"
 ROW_MARKER = "<!-- results-row inserts new rows above this line -->"
 VARIANT_MARKER = "<!-- results-row inserts new variant rows above this line -->"
+EXAMPLE_MARKER = "<!-- results-row inserts new example rows above this line -->"
 DEVICE_CALL = {"command": "bash tests/gpu/device_run.sh", "carry": ["build/gpu-bundle", ".gpu_wheels"],
                "timeout_s": 300}
 
@@ -850,12 +851,13 @@ def static_table(meta: dict) -> str:
 
 
 # ==================================================================== RESULTS.md rows
-def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict | None = None) -> tuple[list, list]:
+def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict | None = None,
+                 api: dict | None = None) -> tuple[list, list]:
     """(rows for the runs table, rows for the variants table) of one device run."""
     dev = report["device"]
     cuda = dev.get("cuda_driver_api")
     cuda_s = f"{cuda // 1000}.{cuda % 1000 // 10}" if isinstance(cuda, int) else "?"
-    head = f"| {report['date'][:10]} | {dev.get('smi_name') or dev.get('name')} | {dev.get('driver', '?')} | {cuda_s} |"
+    head = f"| {report['date'][:16]} | {dev.get('smi_name') or dev.get('name')} | {dev.get('driver', '?')} | {cuda_s} |"
     ok_runs = "-"
     if correctness is not None:
         ks = correctness.get("kernels", [])
@@ -867,6 +869,11 @@ def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict 
         else:
             st = [j["status"] for j in sanitizer.get("jobs", {}).values()]
             ok_runs += f"; sanitizer {st.count('clean')}/{len(st)} clean"
+    if api is not None:                         # tests/gpu/api_gpu.py: the Python API and phobos-run --gpu
+        rows = api.get("api", [])
+        cli = api.get("cli") or {}
+        ok_runs += (f"; Python API {sum(1 for r in rows if r.get('status') == 'ok')}/{len(rows)} ok, "
+                    f"phobos-run --gpu {cli.get('status', 'not run')}")
     main, variants = [], []
     copy = report["copy_gbps"]
     size = report.get("copy_bytes", COPY_BYTES)
@@ -896,6 +903,26 @@ def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict 
     return main, variants
 
 
+def example_rows(report: dict, correctness: dict | None, sanitizer: dict | None, api: dict | None) -> list[str]:
+    """One row per example of a device run: the correctness harness's max relative error against
+    float64 (fresh inputs, poisoned outputs), compute-sanitizer's two tools, and the Python API's
+    check against numpy (tests/gpu/api_gpu.py), where the run had them."""
+    if correctness is None:
+        return []
+    dev = report["device"]
+    head = f"| {report['date'][:16]} | {dev.get('smi_name') or dev.get('name')} |"
+    jobs = (sanitizer or {}).get("jobs", {})
+    by_api = {r["kernel"]: r["status"] for r in (api or {}).get("api", [])}
+    rows = []
+    for k in sorted(correctness.get("kernels", []), key=lambda k: k["kernel"]):
+        name = k["kernel"]
+        err = k.get("max_rel_error")
+        tools = [jobs.get(f"{tool}/{name}", {}).get("status", "-") for tool in ("racecheck", "synccheck")]
+        rows.append(f"{head} {name} | {_f(err, '.1e') if err is not None else '-'} | {_f(k.get('tolerance'), '.0e')} | "
+                    f"{k.get('status', '?')} | {tools[0]} | {tools[1]} | {by_api.get(name, '-')} |")
+    return rows
+
+
 def insert_rows(text: str, marker: str, rows: list[str]) -> str:
     if marker not in text:
         raise SystemExit(f"gpu_bench results-row: the marker {marker!r} is missing from RESULTS.md")
@@ -911,7 +938,9 @@ def results_row(args) -> int:
         print(f"gpu_bench results-row: that run stopped after {report.get('steps_done', 0)} steps; rows for those only")
     correctness = json.loads(Path(args.correctness).read_text()) if args.correctness else None
     sanitizer = json.loads(Path(args.sanitizer).read_text()) if args.sanitizer else None
-    main, variants = results_rows(report, correctness, sanitizer)
+    api = json.loads(Path(args.api).read_text()) if args.api else None
+    main, variants = results_rows(report, correctness, sanitizer, api)
+    examples = example_rows(report, correctness, sanitizer, api)
     if args.print:
         print("\n".join(main))
         print()
@@ -919,9 +948,12 @@ def results_row(args) -> int:
         return 0
     path = Path(args.results)
     text = insert_rows(insert_rows(path.read_text(), ROW_MARKER, main), VARIANT_MARKER, variants)
+    if examples:
+        text = insert_rows(text, EXAMPLE_MARKER, examples)
     text = re.sub(r"\n_No row yet:[^\n]*\n", "\n", text)
     path.write_text(text)
-    print(f"gpu_bench results-row: {len(main)} rows and {len(variants)} variant rows added to {path}")
+    print(f"gpu_bench results-row: {len(main)} rows, {len(variants)} variant rows and {len(examples)} example "
+          f"rows added to {path}")
     return 0
 
 
@@ -951,6 +983,7 @@ def main(argv=None) -> int:
     pq.add_argument("report", type=Path)
     pq.add_argument("--correctness", type=Path, default=None)
     pq.add_argument("--sanitizer", type=Path, default=None)
+    pq.add_argument("--api", type=Path, default=None, help="OUT/api_gpu.json (tests/gpu/api_gpu.py)")
     pq.add_argument("--results", type=Path, default=RESULTS_MD)
     pq.add_argument("--print", action="store_true", help="print the rows instead of adding them")
     a = p.parse_args(argv)

@@ -5,7 +5,8 @@
 #   then:         run(command="bash tests/gpu/device_run.sh", carry=["build/gpu-bundle", ".gpu_wheels"],
 #                     timeout_s=300)
 #   afterwards:   python benchmarks/gpu_bench.py results-row FILES_AT/bench.json \
-#                     --correctness FILES_AT/correctness.json --sanitizer FILES_AT/sanitizer.json
+#                     --correctness FILES_AT/correctness.json --sanitizer FILES_AT/sanitizer.json \
+#                     --api FILES_AT/api_gpu.json
 #
 # On the GPU machine it installs the carried pycuda wheels into a temporary site directory (no
 # registry there), records the device, driver and CUDA versions, runs every example through
@@ -135,7 +136,8 @@ echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $R
      "sanitizer exit $RC_SAN"
 [ -f "$OUT/bench.json" ] && timeout 20 $PY benchmarks/gpu_bench.py results-row "$OUT/bench.json" --print \
   $( [ -f "$OUT/correctness.json" ] && echo "--correctness $OUT/correctness.json" ) \
-  $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" )
+  $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" ) \
+  $( [ -f "$OUT/api_gpu.json" ] && echo "--api $OUT/api_gpu.json" )
 [ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_SAN -eq 0 ]
 }
 

@@ -225,3 +225,15 @@ def test_a_bench_that_cannot_start_still_writes_its_report(bundle, tmp_path, mon
     assert "setup: ModuleNotFoundError" in (tmp_path / "bench.md").read_text()
     rows, variants = gpu_bench.results_rows(written)
     assert len(rows) == 1 and not variants                # the copy row says "-"
+
+
+def test_a_run_gives_one_example_row_per_kernel_with_its_checks():
+    report = {"date": "2026-11-29 23:50 UTC", "device": {"name": "NVIDIA H200"}}
+    correctness = {"kernels": [{"kernel": "stage", "max_rel_error": 0.0, "tolerance": 0.0, "status": "ok"},
+                               {"kernel": "gelu", "max_rel_error": 1.9e-4, "tolerance": 2e-3, "status": "ok"}]}
+    sanitizer = {"jobs": {"racecheck/gelu": {"status": "clean"}, "synccheck/gelu": {"status": "hazards"}}}
+    api = {"api": [{"kernel": "gelu", "status": "ok"}]}
+    rows = gpu_bench.example_rows(report, correctness, sanitizer, api)
+    assert rows == ["| 2026-11-29 23:50 | NVIDIA H200 | gelu | 1.9e-04 | 2e-03 | ok | clean | hazards | ok |",
+                    "| 2026-11-29 23:50 | NVIDIA H200 | stage | 0.0e+00 | 0e+00 | ok | - | - | - |"]
+    assert gpu_bench.example_rows(report, None, sanitizer, api) == []
