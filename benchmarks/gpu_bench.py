@@ -29,7 +29,8 @@ There (the GPU machine: numpy, cupy and lowering/runtime.py, loaded from its fil
 Afterwards, here:
 
     python benchmarks/gpu_bench.py results-row OUT/bench.json [--correctness OUT/correctness.json]
-        [--sanitizer OUT/sanitizer.json] [--api OUT/api_gpu.json] [--results benchmarks/RESULTS.md] [--print]
+        [--sanitizer OUT/sanitizer.json] [--api OUT/api_gpu.json] [--diff OUT/gpu_diff.json]
+        [--results benchmarks/RESULTS.md] [--print]
         turns a run into rows of benchmarks/RESULTS.md (inserted above the marker; earlier rows stay).
 
 GB/s is the fewest bytes the operation must move (each input read once, each output written once)
@@ -664,7 +665,7 @@ def bench_sources() -> dict:
 
 
 def prepare(bundle: Path, arch: str = "sm_90", wheels: Path | None = DEFAULT_WHEELS, wheels_from: Path | None = None,
-            static: bool = True, log=print) -> dict:
+            static: bool = True, log=print, diff_count: int = 150) -> dict:
     sys.path.insert(0, str(REPO / "tests" / "gpu"))
     from prepare import prepare as prepare_cases
 
@@ -696,6 +697,10 @@ def prepare(bundle: Path, arch: str = "sm_90", wheels: Path | None = DEFAULT_WHE
     (bundle / "bench.json").write_text(json.dumps(meta, indent=1))
     log(f"gpu_bench prepare: {len(cases['cases'])} correctness kernels and {len(meta['kernels'])} bench kernels "
         f"for {arch} in {bundle}")
+    if diff_count:                          # generated kernels against the simulator (tests/gpu/gpu_differential.py)
+        from gpu_differential import prepare as prepare_diff
+        shutil.rmtree(bundle / "diff", ignore_errors=True)
+        prepare_diff(bundle / "diff", diff_count, seed=2026, budget_s=600, log=log)
     if wheels is not None:
         copy_wheels(wheels, wheels_from, log)
         package_wheels(wheels / "package", log)
@@ -852,7 +857,7 @@ def static_table(meta: dict) -> str:
 
 # ==================================================================== RESULTS.md rows
 def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict | None = None,
-                 api: dict | None = None) -> tuple[list, list]:
+                 api: dict | None = None, diff: dict | None = None) -> tuple[list, list]:
     """(rows for the runs table, rows for the variants table) of one device run."""
     dev = report["device"]
     cuda = dev.get("cuda_driver_api")
@@ -874,6 +879,10 @@ def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict 
         cli = api.get("cli") or {}
         ok_runs += (f"; Python API {sum(1 for r in rows if r.get('status') == 'ok')}/{len(rows)} ok, "
                     f"phobos-run --gpu {cli.get('status', 'not run')}")
+    if diff is not None:                        # tests/gpu/gpu_differential.py: generated kernels
+        counts = diff.get("counts", {})
+        ok_runs += (f"; {sum(counts.values())} generated kernels against the simulator: "
+                    + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     main, variants = [], []
     copy = report["copy_gbps"]
     size = report.get("copy_bytes", COPY_BYTES)
@@ -939,7 +948,8 @@ def results_row(args) -> int:
     correctness = json.loads(Path(args.correctness).read_text()) if args.correctness else None
     sanitizer = json.loads(Path(args.sanitizer).read_text()) if args.sanitizer else None
     api = json.loads(Path(args.api).read_text()) if args.api else None
-    main, variants = results_rows(report, correctness, sanitizer, api)
+    diff = json.loads(Path(args.diff).read_text()) if args.diff else None
+    main, variants = results_rows(report, correctness, sanitizer, api, diff)
     examples = example_rows(report, correctness, sanitizer, api)
     if args.print:
         print("\n".join(main))
@@ -968,6 +978,8 @@ def main(argv=None) -> int:
     pp.add_argument("--wheels", type=Path, default=DEFAULT_WHEELS, help="where the pycuda wheels go")
     pp.add_argument("--wheels-from", type=Path, default=None, help="where they come from")
     pp.add_argument("--no-static", action="store_true", help="skip ptxas -v / cuobjdump -sass")
+    pp.add_argument("--diff-count", type=int, default=150,
+                    help="generated kernels for the GPU differential (tests/gpu/gpu_differential.py); 0: none")
     ps = sub.add_parser("static", help="the ptxas/SASS table of a prepared bundle")
     ps.add_argument("bundle", type=Path, nargs="?", default=DEFAULT_BUNDLE)
     pr = sub.add_parser("run", help="time everything (on the GPU), or --dry-run here")
@@ -984,11 +996,12 @@ def main(argv=None) -> int:
     pq.add_argument("--correctness", type=Path, default=None)
     pq.add_argument("--sanitizer", type=Path, default=None)
     pq.add_argument("--api", type=Path, default=None, help="OUT/api_gpu.json (tests/gpu/api_gpu.py)")
+    pq.add_argument("--diff", type=Path, default=None, help="OUT/gpu_diff.json (tests/gpu/gpu_differential.py)")
     pq.add_argument("--results", type=Path, default=RESULTS_MD)
     pq.add_argument("--print", action="store_true", help="print the rows instead of adding them")
     a = p.parse_args(argv)
     if a.cmd == "prepare":
-        prepare(a.bundle, a.arch, a.wheels, a.wheels_from, static=not a.no_static)
+        prepare(a.bundle, a.arch, a.wheels, a.wheels_from, static=not a.no_static, diff_count=a.diff_count)
         bundle_rel = os.path.relpath(a.bundle.resolve(), REPO)
         wheels_rel = os.path.relpath(a.wheels.resolve(), REPO)
         call = dict(DEVICE_CALL, carry=[bundle_rel, wheels_rel])

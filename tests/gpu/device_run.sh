@@ -6,7 +6,7 @@
 #                     timeout_s=300)
 #   afterwards:   python benchmarks/gpu_bench.py results-row FILES_AT/bench.json \
 #                     --correctness FILES_AT/correctness.json --sanitizer FILES_AT/sanitizer.json \
-#                     --api FILES_AT/api_gpu.json
+#                     --api FILES_AT/api_gpu.json --diff FILES_AT/gpu_diff.json
 #
 # On the GPU machine it installs the carried pycuda wheels into a temporary site directory (no
 # registry there), records the device, driver and CUDA versions, runs every example through
@@ -15,9 +15,11 @@
 # and cupy/cuBLAS), runs every example through the package's Python API with device="gpu" and
 # phobos-run --gpu (tests/gpu/api_gpu.py, when the package's wheels were carried), and runs
 # compute-sanitizer's racecheck and synccheck on every example when the sanitizer is there and
-# works. Each step has its own timeout; a step that fails does not stop the next. What comes back
-# (at most 8 files, $OUT/NAME): log.txt (everything printed), env.txt, correctness.json,
-# bench.json, bench.md, api_gpu.json, sanitizer.json, sanitizer.txt.
+# works; it also runs generated race-free kernels against the simulator's results
+# (tests/gpu/gpu_differential.py). Each step has its own timeout; a step that fails does not stop
+# the next. What comes back (at most 8 files, $OUT/NAME): log.txt (everything printed, bench.md's
+# table included), env.txt, correctness.json, bench.json, api_gpu.json, gpu_diff.json,
+# sanitizer.json, sanitizer.txt.
 #
 # DRY_RUN=1 runs the same steps here without a GPU (no install, run_gpu.py and gpu_bench.py with
 # --dry-run, the sanitizer's commands printed), writing into $OUT (default build/device-dry-run).
@@ -103,6 +105,8 @@ RC_CORRECT=$?
 # 4. the bench (cupy backend; CUDA events) --------------------------------------------------------
 step bench 100 $PY benchmarks/gpu_bench.py run "$BUNDLE" --out "$OUT" $DRYFLAG
 RC_BENCH=$?
+# (bench.md is in the log already; out of $OUT, so that no more than 8 files come back)
+[ -f "$OUT/bench.md" ] && mv "$OUT/bench.md" "${TMPDIR:-/tmp}/bench.md"
 
 # 5. the package's own GPU path: every example through the Python API (device="gpu") and
 #    phobos-run --gpu (tests/gpu/api_gpu.py), with the package's dependencies from the carried
@@ -124,21 +128,31 @@ else
   RC_API=$?
 fi
 
-# 6. compute-sanitizer racecheck + synccheck on every example -------------------------------------
+# 6. generated race-free kernels against the simulator's results (tests/gpu/gpu_differential.py)
+RC_DIFF=0
+if [ -f "$BUNDLE/diff/cases.json" ] && [ "$DRY" != 1 ]; then
+  step gpu-diff 60 $PY tests/gpu/gpu_differential.py run "$BUNDLE/diff" $BFLAG --json "$OUT/gpu_diff.json"
+  RC_DIFF=$?
+else
+  echo "=== gpu-diff: skipped (dry run, or no $BUNDLE/diff: see gpu_bench.py prepare --diff-count)"
+fi
+
+# 7. compute-sanitizer racecheck + synccheck on every example -------------------------------------
 PER_KERNEL=30
 L=$(left); BUDGET=$(( L - PER_KERNEL - 15 )); [ $BUDGET -lt 0 ] && BUDGET=0
 step sanitizer $(( L - 5 )) $PY tests/gpu/sanitize.py "$BUNDLE" $BFLAG --per-kernel-s $PER_KERNEL --budget-s $BUDGET \
   --jobs 4 --json "$OUT/sanitizer.json" --log "$OUT/sanitizer.txt" $DRYFLAG
 RC_SAN=$?
 
-# 7. summary --------------------------------------------------------------------------------------
+# 8. summary --------------------------------------------------------------------------------------
 echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $RC_BENCH, api exit $RC_API," \
-     "sanitizer exit $RC_SAN"
+     "gpu-diff exit $RC_DIFF, sanitizer exit $RC_SAN"
 [ -f "$OUT/bench.json" ] && timeout 20 $PY benchmarks/gpu_bench.py results-row "$OUT/bench.json" --print \
   $( [ -f "$OUT/correctness.json" ] && echo "--correctness $OUT/correctness.json" ) \
   $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" ) \
-  $( [ -f "$OUT/api_gpu.json" ] && echo "--api $OUT/api_gpu.json" )
-[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_SAN -eq 0 ]
+  $( [ -f "$OUT/api_gpu.json" ] && echo "--api $OUT/api_gpu.json" ) \
+  $( [ -f "$OUT/gpu_diff.json" ] && echo "--diff $OUT/gpu_diff.json" )
+[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_DIFF -eq 0 ] && [ $RC_SAN -eq 0 ]
 }
 
 main 2>&1 | tee -a "$OUT/log.txt"
