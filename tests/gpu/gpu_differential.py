@@ -9,7 +9,7 @@ Here (the package, no GPU):
 
 generates kernels with ``tests/phobos_gen.py`` (race-free), keeps those the checker accepts, that
 build, and that the simulator runs without a dynamic check, and stores for each one, in
-``DIR/cNNN/``, its PTX and manifest, its inputs and the simulator's outputs: once on random inputs,
+``DIR/cNNN/``, its PTX (gzipped) and manifest, its inputs and the simulator's outputs: once on random inputs,
 once on "tame" ones (small multiples of 1/8 and small integers, where sums, products and
 conversions are exact in f32).
 
@@ -28,6 +28,7 @@ difference there too is a finding (``differs``).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import random
 import re
@@ -107,8 +108,8 @@ def prepare(out: Path, count: int, seed: int, budget_s: float, log=print) -> dic
         d = out / name
         d.mkdir(exist_ok=True)
         k = built.kernels[0]
-        (d / "gen.ptx").write_text(k.ptx)
-        (d / "gen.json").write_text(dumps(k.manifest))
+        (d / "gen.ptx.gz").write_bytes(gzip.compress(k.ptx.encode(), 6))     # (a fifth of the size: more
+        (d / "gen.json").write_text(dumps(k.manifest))                         # kernels fit in what travels)
         arrays = [p.name for p in kinfo.params if isinstance(values[p.name], np.ndarray)]
         np.savez_compressed(d / "data.npz",
                             **{f"in_{a}": values[a] for a in arrays}, **{f"out_{a}": results[0][a] for a in arrays},
@@ -134,7 +135,8 @@ def load_runtime():
 
 
 def _launch(rt, d: Path, case: dict, data, prefix: str, scalars: dict, backend):
-    kernel = rt.Kernel.load(d, "gen", backend)
+    kernel = rt.Kernel(gzip.decompress((d / "gen.ptx.gz").read_bytes()).decode(),
+                       json.loads((d / "gen.json").read_text()), backend)
     args, arrays = [], {}
     for p in case["params"]:
         if p in case["arrays"]:
