@@ -21,7 +21,6 @@ import argparse
 import gc
 import math
 import os
-import resource
 import subprocess
 import sys
 import time

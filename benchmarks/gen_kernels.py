@@ -41,7 +41,7 @@ def kernel_source(statements: int, name: str = "generated") -> str:
             count += 3
         elif k == 2:    # a per-thread store into the tile, then a barrier: 3 statements
             lines += [
-                f"  if ctx.thread < 32 {{",
+                "  if ctx.thread < 32 {",
                 f"    t[{i % 8}, ctx.thread] = acc * {i % 5 + 1}.0",
                 "  }",
                 "  barrier()",

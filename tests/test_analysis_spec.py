@@ -15,7 +15,7 @@ from phobos_tools.analyzer.api import check_source
 from phobos_tools.analyzer.diagnostics.json_format import diagnostic_to_json
 from phobos_tools.analyzer.diagnostics.text import render_text
 
-from analysis_expect import assert_marked, check, expectations, kind_rows, kinds, only, problems
+from analysis_expect import assert_marked, check, expectations, kinds, only
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC_KERNELS = sorted((REPO / "tests" / "spec_kernels").glob("*.ph"))
