@@ -30,6 +30,7 @@ Afterwards, here:
 
     python benchmarks/gpu_bench.py results-row OUT/bench.json [--correctness OUT/correctness.json]
         [--sanitizer OUT/sanitizer.json] [--api OUT/api_gpu.json] [--diff OUT/gpu_diff.json]
+        [--backends OUT/backends.json]
         [--results benchmarks/RESULTS.md] [--print]
         turns a run into rows of benchmarks/RESULTS.md (inserted above the marker; earlier rows stay).
 
@@ -857,7 +858,7 @@ def static_table(meta: dict) -> str:
 
 # ==================================================================== RESULTS.md rows
 def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict | None = None,
-                 api: dict | None = None, diff: dict | None = None) -> tuple[list, list]:
+                 api: dict | None = None, diff: dict | None = None, backends: dict | None = None) -> tuple[list, list]:
     """(rows for the runs table, rows for the variants table) of one device run."""
     dev = report["device"]
     cuda = dev.get("cuda_driver_api")
@@ -879,6 +880,10 @@ def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict 
         cli = api.get("cli") or {}
         ok_runs += (f"; Python API {sum(1 for r in rows if r.get('status') == 'ok')}/{len(rows)} ok, "
                     f"phobos-run --gpu {cli.get('status', 'not run')}")
+    if backends:                                # run_gpu.py --device-arrays through the other backends
+        ok_runs += "; device arrays: " + ", ".join(
+            f"{b} {sum(1 for k in r.get('kernels', []) if k.get('status') == 'ok')}/{len(r.get('kernels', []))}"
+            for b, r in backends.items())
     if diff is not None:                        # tests/gpu/gpu_differential.py: generated kernels
         counts = diff.get("counts", {})
         ok_runs += (f"; {sum(counts.values())} generated kernels against the simulator: "
@@ -949,7 +954,8 @@ def results_row(args) -> int:
     sanitizer = json.loads(Path(args.sanitizer).read_text()) if args.sanitizer else None
     api = json.loads(Path(args.api).read_text()) if args.api else None
     diff = json.loads(Path(args.diff).read_text()) if args.diff else None
-    main, variants = results_rows(report, correctness, sanitizer, api, diff)
+    backends = json.loads(Path(args.backends).read_text()) if args.backends else None
+    main, variants = results_rows(report, correctness, sanitizer, api, diff, backends)
     examples = example_rows(report, correctness, sanitizer, api)
     if args.print:
         print("\n".join(main))
@@ -997,6 +1003,7 @@ def main(argv=None) -> int:
     pq.add_argument("--sanitizer", type=Path, default=None)
     pq.add_argument("--api", type=Path, default=None, help="OUT/api_gpu.json (tests/gpu/api_gpu.py)")
     pq.add_argument("--diff", type=Path, default=None, help="OUT/gpu_diff.json (tests/gpu/gpu_differential.py)")
+    pq.add_argument("--backends", type=Path, default=None, help="OUT/backends.json (run_gpu.py --device-arrays)")
     pq.add_argument("--results", type=Path, default=RESULTS_MD)
     pq.add_argument("--print", action="store_true", help="print the rows instead of adding them")
     a = p.parse_args(argv)

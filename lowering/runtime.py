@@ -436,7 +436,8 @@ class _CudaCore:
             from cuda.core.experimental import Device, LaunchConfig, ObjectCode, launch
         self.dev = Device()
         self.dev.set_current()
-        code = ObjectCode.from_ptx(ptx) if hasattr(ObjectCode, "from_ptx") else ObjectCode(ptx.encode(), "ptx")
+        # bytes: from_ptx reads a str as the path of a PTX file (CUDA_ERROR_FILE_NOT_FOUND on an H200)
+        code = ObjectCode.from_ptx(ptx.encode()) if hasattr(ObjectCode, "from_ptx") else ObjectCode(ptx.encode(), "ptx")
         self.kernel = code.get_kernel(entry)
         self.LaunchConfig, self.launch_fn = LaunchConfig, launch
         # cuda.core 0.1 took launch(kernel, config, *args) with the stream in the config

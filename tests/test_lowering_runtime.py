@@ -183,3 +183,58 @@ def test_an_argument_given_twice_is_named_as_such():
         kernel().prepare(W, x, y, 1.0, W=W)
     with pytest.raises(LaunchError, match=r"has no parameter `z` \(its parameters: W, x, y, s\)"):
         kernel().prepare(W, x, y, 1.0, z=1)
+
+
+def test_the_cuda_core_backend_hands_over_the_ptx_text_and_launches_on_device_arrays(monkeypatch):
+    # cuda.core's ObjectCode.from_ptx reads a str as the path of a PTX file: on the H200 every
+    # kernel failed to load with CUDA_ERROR_FILE_NOT_FOUND until the PTX went as bytes
+    import dataclasses
+    import types
+    seen = {}
+
+    class ObjectCode:
+        @staticmethod
+        def from_ptx(module):
+            if isinstance(module, str):
+                raise FileNotFoundError(module[:20])
+            seen["ptx"] = module
+            return types.SimpleNamespace(get_kernel=lambda entry: f"kernel {entry}")
+
+    @dataclasses.dataclass
+    class LaunchConfig:
+        grid: tuple = (1, 1, 1)
+        block: tuple = (1, 1, 1)
+        shmem_size: int = 0
+
+    class Stream:
+        def sync(self):
+            seen["synced"] = True
+
+    class Device:
+        def set_current(self):
+            pass
+
+        def create_stream(self):
+            return Stream()
+
+    def launch(stream, config, kernel, *args):
+        seen["launch"] = (config, kernel, args)
+
+    core = types.ModuleType("cuda.core")
+    core.Device, core.LaunchConfig, core.ObjectCode, core.launch = Device, LaunchConfig, ObjectCode, launch
+    cuda = types.ModuleType("cuda")
+    cuda.core = core
+    monkeypatch.setitem(sys.modules, "cuda", cuda)
+    monkeypatch.setitem(sys.modules, "cuda.core", core)
+
+    class Dev:
+        def __init__(self, ptr, shape):
+            self.__cuda_array_interface__ = {"shape": shape, "typestr": "<f4", "data": (ptr, False), "version": 3}
+
+    k = Kernel(".visible .entry lanes_matvec()", MANIFEST, "cuda.core")
+    k(Dev(0x10000, (8, 256)), Dev(0x20000, (1, 256)), Dev(0x30000, (1, 8)), 2.0, grid=(2,))
+    assert seen["ptx"] == b".visible .entry lanes_matvec()" and seen["synced"]
+    config, kern, args = seen["launch"]
+    assert kern == "kernel lanes_matvec" and config.grid == (2, 1, 1) and config.block == (128, 1, 1)
+    assert [int(getattr(a, "value", a)) for a in args[:3]] == [0x10000, 0x20000, 0x30000]
+    assert args[3] == np.float32(2.0) and [int(a) for a in args[4:]] == [8, 256]

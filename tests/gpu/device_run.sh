@@ -6,7 +6,8 @@
 #                     timeout_s=300)
 #   afterwards:   python benchmarks/gpu_bench.py results-row FILES_AT/bench.json \
 #                     --correctness FILES_AT/correctness.json --sanitizer FILES_AT/sanitizer.json \
-#                     --api FILES_AT/api_gpu.json --diff FILES_AT/gpu_diff.json
+#                     --api FILES_AT/api_gpu.json --diff FILES_AT/gpu_diff.json \
+#                     --backends FILES_AT/backends.json
 #
 # On the GPU machine it installs the carried pycuda wheels into a temporary site directory (no
 # registry there), records the device, driver and CUDA versions, runs every example through
@@ -17,9 +18,10 @@
 # compute-sanitizer's racecheck and synccheck on every example when the sanitizer is there and
 # works; it also runs generated race-free kernels against the simulator's results
 # (tests/gpu/gpu_differential.py). Each step has its own timeout; a step that fails does not stop
-# the next. What comes back (at most 8 files, $OUT/NAME): log.txt (everything printed, bench.md's
-# table included), env.txt, correctness.json, bench.json, api_gpu.json, gpu_diff.json,
-# sanitizer.json, sanitizer.txt.
+# the next. The examples also run on device arrays through the runtime's cupy and cuda.core
+# backends. What comes back (at most 8 files, $OUT/NAME): log.txt (everything printed, the
+# tables of bench.md and sanitizer.txt included), env.txt, correctness.json, backends.json,
+# bench.json, api_gpu.json, gpu_diff.json, sanitizer.json.
 #
 # DRY_RUN=1 runs the same steps here without a GPU (no install, run_gpu.py and gpu_bench.py with
 # --dry-run, the sanitizer's commands printed), writing into $OUT (default build/device-dry-run).
@@ -102,6 +104,20 @@ step correctness 90 $PY tests/gpu/run_gpu.py "$BUNDLE" $BFLAG --fresh --isolate 
   --json "$OUT/correctness.json" $DRYFLAG
 RC_CORRECT=$?
 
+# 3b. the runtime's other ways in: device (cupy) arrays through the cupy and cuda.core backends,
+#     every example each (what step 3 does with numpy arrays through pycuda); one report
+RC_BACKENDS=0
+if [ "$DRY" != 1 ]; then
+  BTMP=$(mktemp -d)
+  for b in cupy cuda.core; do
+    step "backend $b, device arrays" 60 $PY tests/gpu/run_gpu.py "$BUNDLE" --backend "$b" --device-arrays --fresh \
+      --json "$BTMP/$b.json" || RC_BACKENDS=1
+  done
+  $PY -c "import json, sys, pathlib; d = pathlib.Path(sys.argv[1])
+json.dump({p.stem: json.loads(p.read_text()) for p in sorted(d.glob('*.json'))}, open(sys.argv[2], 'w'), indent=1)" \
+    "$BTMP" "$OUT/backends.json" || RC_BACKENDS=1
+fi
+
 # 4. the bench (cupy backend; CUDA events) --------------------------------------------------------
 step bench 100 $PY benchmarks/gpu_bench.py run "$BUNDLE" --out "$OUT" $DRYFLAG
 RC_BENCH=$?
@@ -141,18 +157,20 @@ fi
 PER_KERNEL=30
 L=$(left); BUDGET=$(( L - PER_KERNEL - 15 )); [ $BUDGET -lt 0 ] && BUDGET=0
 step sanitizer $(( L - 5 )) $PY tests/gpu/sanitize.py "$BUNDLE" $BFLAG --per-kernel-s $PER_KERNEL --budget-s $BUDGET \
-  --jobs 4 --json "$OUT/sanitizer.json" --log "$OUT/sanitizer.txt" $DRYFLAG
+  --jobs 4 --json "$OUT/sanitizer.json" --log "${TMPDIR:-/tmp}/sanitizer.txt" $DRYFLAG
 RC_SAN=$?
 
 # 8. summary --------------------------------------------------------------------------------------
-echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, bench exit $RC_BENCH, api exit $RC_API," \
-     "gpu-diff exit $RC_DIFF, sanitizer exit $RC_SAN"
+echo "=== summary (at $(elapsed) s): correctness exit $RC_CORRECT, backends exit $RC_BACKENDS, bench exit $RC_BENCH," \
+     "api exit $RC_API, gpu-diff exit $RC_DIFF, sanitizer exit $RC_SAN"
 [ -f "$OUT/bench.json" ] && timeout 20 $PY benchmarks/gpu_bench.py results-row "$OUT/bench.json" --print \
   $( [ -f "$OUT/correctness.json" ] && echo "--correctness $OUT/correctness.json" ) \
   $( [ -f "$OUT/sanitizer.json" ] && echo "--sanitizer $OUT/sanitizer.json" ) \
   $( [ -f "$OUT/api_gpu.json" ] && echo "--api $OUT/api_gpu.json" ) \
-  $( [ -f "$OUT/gpu_diff.json" ] && echo "--diff $OUT/gpu_diff.json" )
-[ $RC_CORRECT -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_DIFF -eq 0 ] && [ $RC_SAN -eq 0 ]
+  $( [ -f "$OUT/gpu_diff.json" ] && echo "--diff $OUT/gpu_diff.json" ) \
+  $( [ -f "$OUT/backends.json" ] && echo "--backends $OUT/backends.json" )
+[ $RC_CORRECT -eq 0 ] && [ $RC_BACKENDS -eq 0 ] && [ $RC_BENCH -eq 0 ] && [ $RC_API -eq 0 ] && [ $RC_DIFF -eq 0 ] \
+  && [ $RC_SAN -eq 0 ]
 }
 
 main 2>&1 | tee -a "$OUT/log.txt"

@@ -88,7 +88,7 @@ def seeds_for(meta: dict, fresh: bool, seed_base: int | None) -> tuple[int | Non
     return seed_base, {name: seed_base + i for i, name in enumerate(meta["cases"])}
 
 
-def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bool = False,
+def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bool = False, device_arrays: bool = False,
                seed_base: int | None = None, dry_run: bool = False, records: list | None = None,
                on_record=None, stop_on_sticky: bool = False) -> list[tuple]:
     """One row per kernel: (name, max relative error, tolerance, result text). ``records``, when
@@ -114,7 +114,7 @@ def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bo
         if only and name not in only:
             continue
         try:
-            row, record = _run_case(rt, bundle, name, case, seeds[name], backend, dry_run)
+            row, record = _run_case(rt, bundle, name, case, seeds[name], backend, dry_run, device_arrays)
         except Exception as e:  # noqa: BLE001 - one broken case (inputs, reference) must not stop the rest
             row = (name, float("nan"), case["tolerance"], f"ERROR: {type(e).__name__}: {e}")
             record = {"kernel": name, "seed": seeds[name], "tolerance": case["tolerance"], "grid": case["grid"],
@@ -126,7 +126,7 @@ def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bo
     return rows
 
 
-def _run_case(rt, bundle, name, case, seed, backend, dry_run):
+def _run_case(rt, bundle, name, case, seed, backend, dry_run, device_arrays=False):
     from cases import REFERENCES, generate
 
     rng = np.random.default_rng(seed)
@@ -147,7 +147,13 @@ def _run_case(rt, bundle, name, case, seed, backend, dry_run):
             return (name, float("nan"), case["tolerance"], "dry run: inputs, poison, reference, "
                     "arguments checked"), record
         t0 = time.perf_counter()
-        kernel(*values, grid=tuple(case["grid"]))
+        if device_arrays:                    # cupy arrays, used in place (the cuda.core backend takes no others)
+            on_device = [_to_device(v) for v in values]
+            kernel(*on_device, grid=tuple(case["grid"]))
+            for v, d in zip(values, on_device):
+                _from_device(v, d)
+        else:
+            kernel(*values, grid=tuple(case["grid"]))
         ms = (time.perf_counter() - t0) * 1e3
     except rt.LaunchError as e:
         record.update(status="error", error=str(e))
@@ -163,6 +169,20 @@ def _run_case(rt, bundle, name, case, seed, backend, dry_run):
     record.update(status="ok" if ok else "fail", max_rel_error=err, errors=errors, unwritten=missed,
                   ms_with_copies=ms, backend=kernel._backend.name if kernel._backend else None)
     return (name, err, case["tolerance"], f"{'ok' if ok else 'FAIL'} ({ms:.1f} ms incl. copies{note})"), record
+
+
+def _to_device(v):
+    """A numpy argument as a cupy array (bf16 as its 16-bit patterns); scalars as they are."""
+    if not isinstance(v, np.ndarray):
+        return v
+    import cupy
+    return cupy.asarray(v.view(np.uint16) if v.dtype.name == "bfloat16" else v)
+
+
+def _from_device(v, d) -> None:
+    if isinstance(v, np.ndarray):
+        host = d.get()
+        v[...] = host.view(v.dtype) if v.dtype.name == "bfloat16" else host
 
 
 def print_table(rows) -> None:
@@ -201,6 +221,7 @@ def supervise(a, names: list[str], base: int | None) -> list[dict]:
         part.unlink(missing_ok=True)
         cmd = [sys.executable, str(Path(__file__).resolve()), str(a.bundle), "--only", ",".join(left), "--json",
                str(part), "--child"] + (["--backend", a.backend] if a.backend else []) + \
+              (["--device-arrays"] if a.device_arrays else []) + \
               (["--seed-base", str(base)] if base is not None else [])
         proc = subprocess.Popen(cmd, start_new_session=True)
         seen, last = 0, time.monotonic()
@@ -262,6 +283,8 @@ def main() -> int:
     p.add_argument("bundle", type=Path)
     p.add_argument("--backend", default=None)
     p.add_argument("--only", default=None, help="comma-separated kernels to run (default: all)")
+    p.add_argument("--device-arrays", action="store_true",
+                   help="pass cupy arrays (in place) instead of numpy ones: how the cuda.core backend is run")
     p.add_argument("--fresh", action="store_true", help="new random inputs: seeds drawn from the OS")
     p.add_argument("--seed-base", type=int, default=None, help="case i gets seed SEED_BASE + i")
     p.add_argument("--json", type=Path, default=None, help="also write the results as JSON (after every kernel)")
@@ -283,6 +306,7 @@ def main() -> int:
     else:
         records: list = []
         rows = run_bundle(a.bundle, a.backend, only=only, fresh=a.fresh, seed_base=a.seed_base, dry_run=a.dry_run,
+                          device_arrays=a.device_arrays,
                           records=records, stop_on_sticky=a.child,
                           on_record=lambda rs: write_report(a.json, a.bundle, a.backend, a.dry_run, rs))
         write_report(a.json, a.bundle, a.backend, a.dry_run, records)
