@@ -2,8 +2,9 @@
 
 Self-contained: this module imports only the standard library and numpy (plus, lazily, the GPU
 backend), so it runs on a machine without the analyzer, llvmlite, lark, networkx or z3, and it
-can be loaded straight from its file. Backends, in order of preference: **pycuda**, then
-cuda.core, then cupy (``PHOBOS_GPU_BACKEND`` forces one).
+can be loaded straight from its file. Backends, in order of preference: **pycuda**, then cupy,
+then cuda.core (``PHOBOS_GPU_BACKEND`` forces one). cuda.core comes last because it takes device
+arrays only: a machine with cupy and cuda-python but no pycuda still runs numpy arguments.
 
 Arguments follow the manifest's parameters, positionally or by name: a tensor is a numpy array
 (copied to the device and back after the launch) or any device array exposing
@@ -29,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 MANIFEST_VERSION = 1
-BACKENDS = ("pycuda", "cuda.core", "cupy")
+BACKENDS = ("pycuda", "cupy", "cuda.core")
 _I32_MAX = 2**31 - 1
 
 
@@ -446,7 +447,8 @@ class _CudaCore:
     def launch(self, kernel, prepared, grid, stream):
         import ctypes
         if any(host is not None for (_i, host, _p, _n) in prepared.tensors):
-            raise LaunchError("the cuda.core backend takes device arrays only; install pycuda for numpy arguments")
+            raise LaunchError("the cuda.core backend takes device arrays only; for numpy arguments install pycuda "
+                              "or cupy, or pass cupy arrays")
         stream = stream or self.dev.create_stream()
         pointers = [ptr for (_i, _h, ptr, _n) in prepared.tensors]
         args = [ctypes.c_uint64(int(p)) if isinstance(p, np.uint64) else p for p in _params(kernel, prepared, pointers)]

@@ -138,3 +138,46 @@ def test_every_example_runs_through_the_cupy_fallback_too(correctness_bundle):
         fake_cupy.uninstall()
     assert len(rows) >= 25 and not [r for r in rows if r[3].startswith("ERROR")], rows
     assert {"lanes_matvec", "row_sums", "row_softmax"} <= {r[0] for r in rows if r[3].startswith("ok")}
+
+
+def _stand_in_cuda_core(monkeypatch):
+    """A cuda.core that loads any PTX (its launches are not needed here)."""
+    import types
+    core = types.ModuleType("cuda.core")
+
+    class Device:
+        def set_current(self):
+            pass
+
+    class ObjectCode:
+        @staticmethod
+        def from_ptx(module):
+            return types.SimpleNamespace(get_kernel=lambda entry: entry)
+    core.Device, core.ObjectCode, core.LaunchConfig, core.launch = Device, ObjectCode, object, None
+    cuda = types.ModuleType("cuda")
+    cuda.core = core
+    monkeypatch.setitem(sys.modules, "cuda", cuda)
+    monkeypatch.setitem(sys.modules, "cuda.core", core)
+
+
+def test_without_pycuda_numpy_arguments_go_through_cupy_before_cuda_core(monkeypatch):
+    # the H200's image has cupy and cuda-python but no pycuda: cuda.core takes device arrays
+    # only, so picking it before cupy refused every numpy argument
+    import fake_cupy
+    monkeypatch.delenv("PHOBOS_GPU_BACKEND", raising=False)
+    monkeypatch.setitem(sys.modules, "pycuda", None)
+    monkeypatch.setitem(sys.modules, "pycuda.driver", None)
+    _stand_in_cuda_core(monkeypatch)
+    fake_cupy.install()
+    try:
+        k = rt.Kernel(ptx_for("lanes_matvec"), MATVEC)
+        assert k._load_backend().name == "cupy"
+    finally:
+        fake_cupy.uninstall()
+    # with cuda.core alone, numpy arguments are refused, saying what would take them
+    monkeypatch.setitem(sys.modules, "cupy", None)
+    k = rt.Kernel(ptx_for("lanes_matvec"), MATVEC)
+    assert k._load_backend().name == "cuda.core"
+    W, x, y = np.zeros((8, 256), np.float32), np.zeros((1, 256), np.float32), np.zeros((1, 8), np.float32)
+    with pytest.raises(rt.LaunchError, match="device arrays only; for numpy arguments install pycuda or cupy"):
+        k(W, x, y, grid=(2,))
