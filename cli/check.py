@@ -495,8 +495,10 @@ def _explain(code: str) -> int:
     from ..analyzer.diagnostics.codes import CODES
     from ..analyzer.rules.registry import explain_text
 
+    from ..analyzer.diagnostics.explain_runtime import EXPLANATIONS
+
     wanted = code.strip().upper()
-    text = explain_text(wanted) if wanted.startswith("PH3") else None
+    text = explain_text(wanted) if wanted.startswith("PH3") else EXPLANATIONS.get(wanted, "").rstrip("\n")
     if text:
         sys.stdout.write(text + "\n")
         return EXIT_OK
@@ -506,7 +508,8 @@ def _explain(code: str) -> int:
         lines = [f"{wanted} {name}: {meaning}"]
         if family:
             lines += ["", f"A code of {wanted[:3]}xx, {family}. Its diagnostics say what is wrong and where;",
-                      "only the per-thread rules (phobos-check --list-rules) have a longer explanation."]
+                      "only the per-thread rules (phobos-check --list-rules) and the simulator's race checks",
+                      f"({', '.join(sorted(EXPLANATIONS))}) have a longer explanation."]
         sys.stdout.write("\n".join(lines) + "\n")
         return EXIT_OK
     _error(f"--explain: unknown code {code!r} (codes look like PH301; phobos-check --list-rules "
