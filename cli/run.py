@@ -119,9 +119,12 @@ def _main(argv: list[str]) -> int:
     elapsed = time.perf_counter() - start
     written = _write(out, kernel, arrays)
     where = "GPU" if opts.gpu else "simulator"
-    sys.stderr.write(f"{PROG}: ran `{kernel.name}` on the {where}, grid {','.join(map(str, grid))} x "
-                     f"{kernel.threads} threads, in {elapsed:.3f} s; wrote {', '.join(written) or 'nothing'} "
-                     f"to {out}\n")
+    ctas = 1
+    for g in grid:
+        ctas *= g
+    sys.stderr.write(f"{PROG}: ran `{kernel.name}` on the {where}, grid ({','.join(map(str, grid))}): {ctas} "
+                     f"CTA{'s' if ctas != 1 else ''} of {kernel.threads} threads, in {elapsed:.3f} s; wrote "
+                     f"{', '.join(written) or 'nothing'} to {out}\n")
     return EXIT_OK
 
 

@@ -42,7 +42,7 @@ def test_lanes_matvec_matches_w_at_x(tmp_path, capsys):
     code, _, err = run(capsys, MATVEC, "--sim", "--grid", "75", "--arg", f"W={tmp_path / 'W_in.npy'}",
                        "--arg", f"x={tmp_path / 'x_in.npy'}", "--arg", "y=zeros:f32:1x300", "--out", out)
     assert code == 0, err
-    assert "ran `lanes_matvec` on the simulator" in err
+    assert "ran `lanes_matvec` on the simulator, grid (75): 75 CTAs of 128 threads" in err
     y = np.load(out / "y.npy")
     np.testing.assert_allclose(y[0], W @ x[0], rtol=1e-5, atol=1e-4)
     assert (np.load(out / "W.npy") == W).all()
