@@ -307,6 +307,14 @@ def _stage(rng):
     assert (O == A * 2).all()
 
 
+@case("block_transpose", (100, 300), (256, 128), (5, 129))
+def _block_transpose(rng, m, n):
+    A = rng.standard_normal((m, n), dtype=np.float32)
+    B = np.full((n, m), np.nan, np.float32)
+    kernel("block_transpose")(A, B, grid=(cdiv(n, 128), cdiv(m, 128)))
+    assert (B == A.T).all()
+
+
 @case("barrier_store", ())
 def _barrier_store(rng):
     A = rng.standard_normal((1, 32), dtype=np.float32)

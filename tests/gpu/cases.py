@@ -149,6 +149,10 @@ def ref_stage(a):
     return {"O": 2.0 * a["A"]}
 
 
+def ref_block_transpose(a):
+    return {"B": a["A"].T}
+
+
 def ref_barrier_store(a):
     return {"O": np.ones_like(a["A"])}
 
@@ -260,6 +264,8 @@ CASES = {
     # the tile examples (LANGUAGE §7, §8, §10)
     "stage": ([t("A", "f32", (1, 128)), t("O", "f32", (1, 128), "zeros")], (1,), ["O"], 0.0),
     "barrier_store": ([t("A", "f32", (1, 32)), t("O", "f32", (1, 32), "zeros")], (1,), ["O"], 0.0),
+    # 64 KB of dynamic shared memory: the runtime's opt-in past 48 KB
+    "block_transpose": ([t("A", "f32", (1000, 700)), t("B", "f32", (700, 1000), "zeros")], (6, 8), ["B"], 0.0),
     "closed_branch": ([t("A", "f32", (1, 32)), t("O", "f32", (1, 32), "zeros")], (1,), ["O"], 0.0),
     "embedding_gather": ([t("ids", "i32", (512,), "int:-8:1008"), t("Emb", "bf16", (1000, 300)),
                           t("Out", "bf16", (512, 300), "zeros")], (512,), ["Out"], 0.0),
