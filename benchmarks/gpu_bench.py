@@ -881,9 +881,12 @@ def results_rows(report: dict, correctness: dict | None = None, sanitizer: dict 
         ok_runs += (f"; Python API {sum(1 for r in rows if r.get('status') == 'ok')}/{len(rows)} ok, "
                     f"phobos-run --gpu {cli.get('status', 'not run')}")
     if backends:                                # run_gpu.py --device-arrays through the other backends
-        ok_runs += "; device arrays: " + ", ".join(
-            f"{b} {sum(1 for k in r.get('kernels', []) if k.get('status') == 'ok')}/{len(r.get('kernels', []))}"
-            for b, r in backends.items())
+        def tally(r):
+            ks = r.get("kernels", [])
+            limits = sum(1 for k in ks if k.get("status") == "unsupported")
+            return (f"{sum(1 for k in ks if k.get('status') == 'ok')}/{len(ks)}"
+                    + (f" ({limits} past the backend's limits)" if limits else ""))
+        ok_runs += "; device arrays: " + ", ".join(f"{b} {tally(r)}" for b, r in backends.items())
     if diff is not None:                        # tests/gpu/gpu_differential.py: generated kernels
         counts = diff.get("counts", {})
         ok_runs += (f"; {sum(counts.values())} generated kernels against the simulator: "

@@ -38,6 +38,11 @@ class LaunchError(Exception):
     """A launch the runtime refuses (bad arguments) or the driver failed (a clear message)."""
 
 
+class BackendLimit(LaunchError):
+    """A launch the chosen backend cannot make, though another could (the cuda.core backend:
+    numpy arguments, more than 48 KB of dynamic shared memory)."""
+
+
 def numpy_dtype(name: str) -> np.dtype:
     if name == "bf16":
         try:
@@ -447,13 +452,13 @@ class _CudaCore:
     def launch(self, kernel, prepared, grid, stream):
         import ctypes
         if any(host is not None for (_i, host, _p, _n) in prepared.tensors):
-            raise LaunchError("the cuda.core backend takes device arrays only; for numpy arguments install pycuda "
+            raise BackendLimit("the cuda.core backend takes device arrays only; for numpy arguments install pycuda "
                               "or cupy, or pass cupy arrays")
         stream = stream or self.dev.create_stream()
         pointers = [ptr for (_i, _h, ptr, _n) in prepared.tensors]
         args = [ctypes.c_uint64(int(p)) if isinstance(p, np.uint64) else p for p in _params(kernel, prepared, pointers)]
         if kernel.dynamic_shared > 48 * 1024:
-            raise LaunchError("the cuda.core backend cannot opt in to more than 48 KB of dynamic shared memory; "
+            raise BackendLimit("the cuda.core backend cannot opt in to more than 48 KB of dynamic shared memory; "
                               "use pycuda or cupy")
         if self._old_launch:
             config = self.LaunchConfig(grid=grid, block=(kernel.block, 1, 1), stream=stream,
@@ -465,4 +470,4 @@ class _CudaCore:
         stream.sync()
 
 
-__all__ = ["Kernel", "LaunchError", "Prepared", "numpy_dtype", "BACKENDS"]
+__all__ = ["Kernel", "LaunchError", "BackendLimit", "Prepared", "numpy_dtype", "BACKENDS"]

@@ -181,3 +181,22 @@ def test_without_pycuda_numpy_arguments_go_through_cupy_before_cuda_core(monkeyp
     W, x, y = np.zeros((8, 256), np.float32), np.zeros((1, 256), np.float32), np.zeros((1, 8), np.float32)
     with pytest.raises(rt.LaunchError, match="device arrays only; for numpy arguments install pycuda or cupy"):
         k(W, x, y, grid=(2,))
+
+
+def test_a_backend_limit_is_a_skip_not_an_error(correctness_bundle, pycuda, monkeypatch):
+    # the cuda.core backend cannot opt in past 48 KB of dynamic shared memory (block_transpose
+    # needs 64 KB): that kernel is skipped with the reason, and the run still passes
+    from run_gpu import run_bundle
+    call = rt.Kernel.__call__
+
+    def limited(self, *args, **kwargs):
+        if self.dynamic_shared > 48 * 1024:
+            raise rt.BackendLimit("the cuda.core backend cannot opt in to more than 48 KB of dynamic shared memory")
+        return call(self, *args, **kwargs)
+    monkeypatch.setattr(rt.Kernel, "__call__", limited)
+    records: list = []
+    rows = run_bundle(correctness_bundle, "pycuda", records=records)
+    skipped = {r[0]: r[3] for r in rows if r[3].startswith("SKIPPED")}
+    assert list(skipped) == ["block_transpose"] and "48 KB" in skipped["block_transpose"]
+    assert next(r for r in records if r["kernel"] == "block_transpose")["status"] == "unsupported"
+    assert not [r for r in rows if r[3].startswith("ERROR")]
