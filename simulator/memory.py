@@ -285,7 +285,8 @@ class Buffer:
         in an earlier statement or in this one, or all of its CTA did (a uniform store). The
         earlier writers storing this same value here too order it (each one's own later store
         wins over its earlier one). Returns (position, the other thread, or -1 for several, -2 for
-        every thread of the CTA) of the first such store, or None. Call it after the
+        every thread of the CTA, and whether the other store is in this statement) of the first
+        such store, or None. Call it after the
         elements are written (a duplicate index keeps one thread's value) and before ``mark``."""
         tids = np.broadcast_to(tids, flat.shape).ravel()
         values = np.broadcast_to(values, flat.shape).ravel()
@@ -303,7 +304,7 @@ class Buffer:
             # every thread of the CTA stored another value here: their stores may land after this
             uniform = (self.uni[flat] == cta + 1) & ~same_value(before, values)
             if uniform.any():
-                return int(np.flatnonzero(uniform)[0]), -2
+                return int(np.flatnonzero(uniform)[0]), -2, False
         for i in np.flatnonzero(clash | earlier)[:64]:
             e, c, v = flat[i], cta[i], values[i]
             here = (flat == e) & (cta == c)
@@ -311,12 +312,12 @@ class Buffer:
             if clash[i]:
                 other = here & ~same_value(values, v)
                 if other.any():
-                    return int(i), int(tids[np.flatnonzero(other)[0]])
+                    return int(i), int(tids[np.flatnonzero(other)[0]]), True
             if earlier[i]:
                 w = int(old[i])
                 prev = {w} if w >= 0 else (self.same or {}).get(int(e), (None, None))[1]
                 if prev is None or not prev <= writers:
-                    return int(i), w
+                    return int(i), w, False
         return None
 
     def cross_write(self, flat: np.ndarray, cidx: np.ndarray, values: np.ndarray, before: np.ndarray):

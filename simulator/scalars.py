@@ -319,12 +319,23 @@ class ScalarEval:
     def _write_race(self, at, buf, flat, tids, values, racy) -> None:
         """PH408: two threads of a CTA stored different values in one element with no barrier
         between, so which value stays depends on the order the GPU runs them in."""
-        i, other = racy
+        i, other, here = racy
         element, t, cta = self._store_site(flat, tids, i)
-        mine = np.broadcast_to(values, np.shape(flat)).ravel()[i]
-        who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
-        fire("PH408", f"thread {t} of CTA {cta} stores {mine.item()!r} in `{buf.name}{list(buf.coords(element))}`, "
-             f"where {who} of the CTA stored another value since the last barrier", at.span,
+        vals = np.broadcast_to(values, np.shape(flat)).ravel()
+        mine = vals[i]
+        at_elem = f"`{buf.name}{list(buf.coords(element))}`"
+        if here:                      # both stores in this statement: name both values, no order
+            theirs = vals[int(np.flatnonzero(np.broadcast_to(tids, np.shape(flat)).ravel() == other)[0])]
+            what = (f"threads {min(t, other % self.T)} and {max(t, other % self.T)} of CTA {cta} store different "
+                    f"values in {at_elem} in this statement ({mine.item()!r} and {theirs.item()!r})"
+                    if t < other % self.T else
+                    f"threads {other % self.T} and {t} of CTA {cta} store different values in {at_elem} in this "
+                    f"statement ({theirs.item()!r} and {mine.item()!r})")
+        else:
+            who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
+            what = (f"thread {t} of CTA {cta} stores {mine.item()!r} in {at_elem}, where {who} of the CTA stored "
+                    "another value since the last barrier")
+        fire("PH408", what, at.span,
              label="a store racing another thread's store",
              notes=["two threads storing different values in one element with no `barrier()` between leave "
                     "whichever the GPU writes last; the compiler does not check this (LANGUAGE §9.8), the "
