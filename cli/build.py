@@ -49,7 +49,7 @@ def _main(argv: list[str]) -> int:
     from ..lowering.pipeline import TARGETS
 
     if args.arch not in TARGETS:
-        raise UsageError(f"--arch {args.arch}: phobos-build targets {', '.join(TARGETS)}")
+        raise UsageError(f"--arch {args.arch}: phobos-build targets {', '.join(TARGETS)} (see {PROG} --help)")
     try:
         data = read_source(path)        # at most 4 MiB and a byte, as phobos-check reads it
     except FileNotFoundError:

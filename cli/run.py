@@ -131,10 +131,10 @@ def _main(argv: list[str]) -> int:
 def _grid(text: str) -> tuple[int, ...]:
     parts = text.split(",")
     if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() for p in parts):
-        raise UsageError(f"--grid takes X[,Y[,Z]] with positive integers, not {text!r}")
+        raise UsageError(f"--grid takes X[,Y[,Z]] with positive integers, not {text!r} (see {PROG} --help)")
     grid = tuple(int(p) for p in parts)
     if any(g < 1 or g > 2**31 - 1 for g in grid):
-        raise UsageError(f"--grid extents are from 1 to 2147483647, not {text!r}")
+        raise UsageError(f"--grid extents are from 1 to 2147483647, not {text!r} (see {PROG} --help)")
     return grid
 
 

@@ -91,6 +91,8 @@ def test_kernel_selection(tmp_path, capsys):
 def test_usage_errors_exit_2(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and err.startswith("phobos-build: error:")
+    if "--arch" in argv or "--emit" in argv:        # a bad option value points to --help, as argparse's do
+        assert err.rstrip().endswith("(see phobos-build --help)"), err
 
 
 def test_internal_error_exits_3(tmp_path, capsys, monkeypatch):
