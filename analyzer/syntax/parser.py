@@ -604,14 +604,16 @@ def _braceless_body(tokens: list[Tok], tok: Tok, expected: set[str]) -> Diagnost
     if "LBRACE" not in expected or tok.type in ("LBRACE", "$END"):
         return None
     head = None
-    for t in reversed(tokens[: tok.index]):
+    for k in range(tok.index - 1, -1, -1):      # back to the statement's start (no slice: no copy)
+        t = tokens[k]
         if t.type in ("SEMI", "LBRACE", "RBRACE"):
             break
         if t.type in _BODY_HEADS:
             head = t
     if head is None or head.line != tok.line:
         return None
-    for t in tokens[tok.index:]:                # a `{` later on the line: something else is wrong
+    for k in range(tok.index, len(tokens)):     # a `{` later on the line: something else is wrong
+        t = tokens[k]
         if t.line != tok.line or t.type == "SEMI":
             break
         if t.type == "LBRACE":
