@@ -852,12 +852,18 @@ def _fmin(t, a, b):
 def _roundeven(t, x):
     if math.isinf(x) or math.isnan(x):
         return x
-    return float(round(x))
+    return math.copysign(float(round(x)), x)    # -0.25 rounds to -0.0, as cvt.rni does (round() gives int 0)
+
+
+def _floor(t, x):
+    if math.isinf(x) or math.isnan(x):
+        return x
+    return math.copysign(float(math.floor(x)), x) if x == 0 else float(math.floor(x))   # floor(-0.0) is -0.0
 
 
 _MATH = {
     "roundeven": _roundeven, "fabs": lambda t, x: abs(x),
-    "floor": lambda t, x: x if math.isinf(x) or math.isnan(x) else float(math.floor(x)), "minnum": _fmin, "maxnum": _fmax,
+    "floor": _floor, "minnum": _fmin, "maxnum": _fmax,
     "sqrt": lambda t, x: _round(t, math.sqrt(x)) if x >= 0 else math.nan,
     "abs": lambda t, x, _p: abs(_signed(x, t.width)) & ((1 << t.width) - 1),
     "smin": lambda t, a, b: min(_signed(a, t.width), _signed(b, t.width)) & ((1 << t.width) - 1),

@@ -394,3 +394,14 @@ kernel k(A: tensor<f32>[64], O: tensor<f32>[1, 8]) {
     sim, low = both(src.replace("var t: tile<f32>[2, 32] = -0.0", "var t: tile<f32>[2, 32] = 0.0"),
                     {"A": A, "O": np.zeros((1, 8), np.float32)})
     assert list(sim["O"][0, :4]) == [np.inf] * 4 and list(low["O"][0, :4]) == [np.inf] * 4
+
+
+def test_round_keeps_the_sign_of_a_zero_result():
+    # round(-0.25) is -0.0 (cvt.rni.f32.f32, numpy): 1 / round(x) is -inf. The interpreter rounded
+    # through Python's int and lost the sign (found by the differential fuzz, seed 71)
+    src = k1("  let t = ctx.thread\n  if t < N {\n    O[0, t] = 1.0 / round(X[t])\n  }",
+             "X: tensor<f32>[N], O: tensor<f32>[1, N]")
+    X = np.array([-0.25, -0.5, -0.0, 0.25, 0.5, -0.4999, -1.5, 2.5], np.float32)
+    sim, low = both(src, {"X": X, "O": np.zeros((1, 8), np.float32)})
+    want = [-np.inf, -np.inf, -np.inf, np.inf, np.inf, -np.inf, -0.5, 0.5]
+    assert list(sim["O"][0]) == want and list(low["O"][0]) == want
