@@ -326,11 +326,9 @@ class ScalarEval:
         at_elem = f"`{buf.name}{list(buf.coords(element))}`"
         if here:                      # both stores in this statement: name both values, no order
             theirs = vals[int(np.flatnonzero(np.broadcast_to(tids, np.shape(flat)).ravel() == other)[0])]
-            what = (f"threads {min(t, other % self.T)} and {max(t, other % self.T)} of CTA {cta} store different "
-                    f"values in {at_elem} in this statement ({mine.item()!r} and {theirs.item()!r})"
-                    if t < other % self.T else
-                    f"threads {other % self.T} and {t} of CTA {cta} store different values in {at_elem} in this "
-                    f"statement ({theirs.item()!r} and {mine.item()!r})")
+            (t1, v1), (t2, v2) = sorted([(t, mine), (other % self.T, theirs)], key=lambda tv: tv[0])
+            what = (f"threads {t1} and {t2} of CTA {cta} store different values in {at_elem} in this statement "
+                    f"({v1.item()!r} and {v2.item()!r})")
         else:
             who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
             what = (f"thread {t} of CTA {cta} stores {mine.item()!r} in {at_elem}, where {who} of the CTA stored "

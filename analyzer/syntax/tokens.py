@@ -134,16 +134,16 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     for m in _TOKEN_RE.finditer(text):
         pos, end = m.span()
         kind = m.lastgroup
-        if kind == "name" and not m.group(kind)[0].isascii() and not m.group(kind)[0].isalpha():
+        value = m.group(kind) if kind == "name" else None
+        if value is not None and not value.isascii() and not value[0].isalpha():
             # `²`, `½`: word characters but no letter, so part of a run of bad characters
             if pos == expected_pos:
-                expected_pos = end - len(m.group(kind))
+                expected_pos = end - len(value)
             continue
         if pos != expected_pos:
             _bad_characters(text, expected_pos, pos, line, line_start, errors)
         expected_pos = end
         if kind == "name":
-            value = m.group(kind)
             tkind = keywords.get(value, "NAME")
             if not value.isascii():
                 _non_ascii_name(value, end - len(value) - line_start + 1, line, errors, reported)
