@@ -57,6 +57,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
                  analysis=None):
         self.kinfo = kinfo
         self.analysis = analysis                   # the kernel's analysis: kinds, as the lowering reads them
+        self.synchronizing: dict = {}              # (collective, instance) -> does the lowering exchange?
         self.T = T = kinfo.threads
         self.C = C = len(ctas)
         self.P = P = C * T

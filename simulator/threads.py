@@ -131,8 +131,13 @@ class ThreadOps:
         out = self.types[id(e)]
         x = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,)).reshape(-1, group)
         # the lowering exchanges nothing over an operand already the same in all it folds
-        # (lowering/collectives.py), so such a collective orders no reads
-        if expr_kind(self.analysis, e.args[0], self.inst) > (WARP_UNIFORM if lane else UNIFORM):
+        # (lowering/collectives.py), so such a collective orders no reads (static: asked once)
+        key = (id(e), id(self.inst))
+        syncs = self.synchronizing.get(key)
+        if syncs is None:
+            syncs = self.synchronizing[key] = \
+                expr_kind(self.analysis, e.args[0], self.inst) > (WARP_UNIFORM if lane else UNIFORM)
+        if syncs:
             self._reads_synced(lane)
         f = e.func
         with np.errstate(all="ignore"):

@@ -519,7 +519,7 @@ def _increment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
         if j < 1 or j >= len(tokens) or tokens[j].type not in ("PLUS", "MINUS"):
             continue
         a, b = tokens[j - 1], tokens[j]
-        if a.type == b.type and a.line == b.line and a.end_column == b.column:
+        if a.type == b.type and _touching(a, b):
             name = tokens[j - 2].value if j >= 2 and tokens[j - 2].type == "NAME" else "x"
             return Diagnostic("PH005", f"Phobos has no `{b.value * 2}`", _span(a, b), label="not an operator",
                               help=f"write `{name} {b.value}= 1`")
@@ -533,7 +533,7 @@ def _block_comment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
         if j < 0 or j + 1 >= len(tokens):
             continue
         a, b = tokens[j], tokens[j + 1]
-        if a.type == "SLASH" and b.type == "STAR" and a.line == b.line and a.end_column == b.column:
+        if a.type == "SLASH" and b.type == "STAR" and _touching(a, b):
             return Diagnostic("PH005", "Phobos has no `/* */` comments", _span(a, b), label="a C block comment",
                               help="comment with `//`, which runs to the end of the line")
     return None

@@ -53,6 +53,14 @@ step() {   # step NAME LIMIT_S COMMAND...: run with a timeout (never past TOTAL_
   return $rc
 }
 
+install_wheels() {   # install_wheels NAME DEST WHEEL...: pip offline, else unzip (a wheel is what lands in site-packages)
+  local name=$1 dest=$2; shift 2
+  step "$name install" 60 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
+    --target "$dest" "$@" && return 0
+  echo "=== pip failed: unpacking the wheels into $dest instead"
+  for w in "$@"; do timeout 30 $PY -m zipfile -e "$w" "$dest" || echo "unpack failed: $w"; done
+}
+
 main() {
 if [ ! -f "$BUNDLE/cases.json" ] || [ ! -f "$BUNDLE/bench.json" ]; then
   echo "no bundle at $BUNDLE: run 'python benchmarks/gpu_bench.py prepare' here, then carry $BUNDLE"
@@ -81,14 +89,8 @@ if [ "$DRY" = 1 ]; then
 else
   SITE=$(mktemp -d)
   if ls "$WHEELS"/*.whl >/dev/null 2>&1; then
-    if step "pycuda install" 60 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir \
-         --target "$SITE" "$WHEELS"/*.whl; then
-      export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
-    else   # no pip there: a wheel is a zip of what lands in site-packages (no scripts needed here)
-      echo "=== pip failed: unpacking the wheels into $SITE instead"
-      for w in "$WHEELS"/*.whl; do timeout 30 $PY -m zipfile -e "$w" "$SITE" || echo "unpack failed: $w"; done
-      export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
-    fi
+    install_wheels pycuda "$SITE" "$WHEELS"/*.whl
+    export PYTHONPATH=$SITE${PYTHONPATH:+:$PYTHONPATH}
   fi
   if ! timeout 60 $PY -c "import pycuda, pycuda.driver as d; d.init(); print('pycuda', getattr(pycuda, 'VERSION_TEXT', '?'), 'driver', d.get_driver_version(), 'built for', d.get_version(), 'device', d.Device(0).name())"; then
     echo "pycuda does not work here: the correctness harness falls back to cupy"
@@ -134,10 +136,7 @@ elif ! ls "$WHEELS"/package/*.whl >/dev/null 2>&1; then
   echo "=== api: skipped (no wheels of the package's dependencies in $WHEELS/package: see gpu_bench.py prepare)"
 else
   PKG=$(mktemp -d)
-  if ! timeout 60 $PY -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$PKG/site" \
-       "$WHEELS"/package/*.whl; then
-    for w in "$WHEELS"/package/*.whl; do timeout 30 $PY -m zipfile -e "$w" "$PKG/site" || echo "unpack failed: $w"; done
-  fi
+  install_wheels "package's dependencies" "$PKG/site" "$WHEELS"/package/*.whl
   ln -s "$PWD" "$PKG/phobos_tools"
   step api 90 env PYTHONPATH="$PKG:$PKG/site${PYTHONPATH:+:$PYTHONPATH}" PHOBOS_CACHE_DIR="$PKG/cache" \
     $PY tests/gpu/api_gpu.py --json "$OUT/api_gpu.json"

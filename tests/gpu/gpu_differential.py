@@ -44,6 +44,7 @@ sys.path.insert(0, str(REPO / "tests"))
 sys.path.insert(0, str(HERE))
 
 import fuzz_harness as H  # noqa: E402  (numpy and the standard library only at import)
+from run_gpu import load_runtime  # noqa: E402  (the package's runtime, or lowering/runtime.py from its file)
 
 ONCE_PER_CTA = re.compile(r"\b(atomic_add|atomic_max|atomic_min|atomic_cas|load_acquire|store_release)\s*\(")
 
@@ -129,11 +130,6 @@ def _plain(v):
 
 
 # ================================================================================ there: run
-def load_runtime():
-    from run_gpu import load_runtime as load
-    return load()
-
-
 def _launch(rt, d: Path, case: dict, data, prefix: str, scalars: dict, backend):
     kernel = rt.Kernel(gzip.decompress((d / "gen.ptx.gz").read_bytes()).decode(),
                        json.loads((d / "gen.json").read_text()), backend)

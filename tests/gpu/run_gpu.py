@@ -158,7 +158,7 @@ def _run_case(rt, bundle, name, case, seed, backend, dry_run, device_arrays=Fals
     except rt.LaunchError as e:
         if isinstance(e, getattr(rt, "BackendLimit", ())):     # documented: another backend runs it
             record.update(status="unsupported", error=str(e))
-            return (name, float("nan"), case["tolerance"], f"SKIPPED (a limit of the backend: {e})"), record
+            return _row_of(record), record
         record.update(status="error", error=str(e))
         if "failed on" in str(e):           # the driver's error, not the runtime's argument check
             record["sticky"] = True
