@@ -21,6 +21,16 @@ class KernelAnalysis:
     cfg: KernelCFG
     facts: Facts
     bindings: list = field(default_factory=list)    # (Binding, Instance) for let/var/loop scalars and runs
+    _plan: object = None
+
+    @property
+    def plan(self):
+        """The execution plan the lowering and the simulator read (facts/plan.py), made on
+        first use: checking alone never needs it."""
+        if self._plan is None:
+            from .facts.plan import make_plan
+            self._plan = make_plan(self.facts)
+        return self._plan
 
     def kind_of(self, b: Binding) -> int:
         return self.facts.derived.of(("b", b.uid))
@@ -37,20 +47,26 @@ class KernelAnalysis:
         return chain_notes(self.facts, ("b", b.uid), lane_level=True)
 
 
+def analyze_kernel(kinfo) -> KernelAnalysis:
+    """The CFG, facts and derived relations of one checked kernel (no rules run)."""
+    cfg = build_cfg(kinfo)
+    facts = extract(cfg)
+    facts.derived = solve(facts)
+    ka = KernelAnalysis(kinfo.kernel.name, cfg, facts)
+    for inst in _instances(kinfo.instance):
+        for b in inst.bindings:
+            if b.kind in ("let", "var", "loop") and isinstance(b.type, (Scalar, Run)):
+                ka.bindings.append((b, inst))
+    return ka
+
+
 def analyze_program(info: ProgramInfo, diagnostics: list) -> list[KernelAnalysis]:
     from .rules import run as run_rules
 
     out = []
     for kinfo in info.kernels:
-        cfg = build_cfg(kinfo)
-        facts = extract(cfg)
-        facts.derived = solve(facts)
-        diagnostics.extend(run_rules(facts))
-        ka = KernelAnalysis(kinfo.kernel.name, cfg, facts)
-        for inst in _instances(kinfo.instance):
-            for b in inst.bindings:
-                if b.kind in ("let", "var", "loop") and isinstance(b.type, (Scalar, Run)):
-                    ka.bindings.append((b, inst))
+        ka = analyze_kernel(kinfo)
+        diagnostics.extend(run_rules(ka.facts))
         out.append(ka)
     return out
 

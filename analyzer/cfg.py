@@ -1,20 +1,24 @@
-"""AST -> control-flow graph: one ``networkx.DiGraph`` per kernel, functions inlined.
+"""AST -> control-flow graph at the grain of LANGUAGE §6: one ``networkx.DiGraph`` per kernel,
+functions inlined.
 
-The builder keeps the edges in a dict (``KernelCFG.edge_back``) and the analysis reads them
-there; ``KernelCFG.graph`` makes the ``networkx.DiGraph`` the first time it is asked for (by
-``--dump-cfg``, say), since building one for every node cost more than the rest of the CFG.
+Every operation whose place in a statement matters is a node of its own, in evaluation order
+(§6): an inlined call (a CALL node, the callee's body, a RETURN_JOIN node), the left operand of
+each `&&`/`||` wherever it stands (a COND node the right side runs under), a collective, a
+shuffle, an atomic, an acquire load, a computed tile argument, and the statement itself (a STMT
+node: its own operation, a store, an assignment, a tile statement's sweep). A `while` condition
+is evaluated whole before every iteration, calls included; a `for` loop's bounds once, before
+it (a FOR_INIT node), its test at the header (a COND node) and its step at a FOR_STEP node. The
+per-thread work between two nodes (loads, runs) belongs to the node that follows it
+(``Site.plain``).
 
-Nodes are integers. Each carries a ``Site``: what the node is (entry, exit, a statement, a
-condition, a loop's init/step, an inlined call, a function's return join), the AST behind it, the
-``Instance`` (kernel body or inlined call) it belongs to, and its *control parent*: the condition,
-loop header or call node it runs under (control kinds flow from the parent, LANGUAGE §9.3).
-
-Edges follow execution: branches of ``if``, loop back edges (marked ``back=True``), ``break`` to
-the loop's exit, ``continue`` to the next iteration, ``return`` to the kernel's exit or the
-inlined function's return join, and short-circuit ``&&``/``||`` (a condition is split into one
-node per operand). The builder also records the structure the analysis needs beside the graph:
-loops with their bounds, the statements each early exit raises (§9.3), and each node's
-enclosing conditions (the guards the z3 check translates).
+The graph is the one source of truth: nodes are 0..n-1 (``KernelCFG.sites[n]`` says what node n
+is), edges carry ``back`` (the loop id of a back edge) and ``taken`` (True/False on the two
+edges out of a condition). The analysis reads the graph's adjacency (``graph.succ``,
+``graph.pred``) and asks networkx for what suits it (dominators for the feasible-path
+questions). Beside the graph the builder records the structure the rules need: loops with their
+bounds and node ranges, each node's control parent (the condition, loop header or call it runs
+under, LANGUAGE §9.3), the statements each early exit raises, and the syntactic conditions that
+enclose each node (for the diagnostics' wording).
 """
 
 from __future__ import annotations
@@ -23,27 +27,33 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import islice
 
+from .builtins import ATOMICS, MEMORY_ORDER
+from .ops import OpClass
 from .semantics import Instance, KernelInfo
 from .syntax import ast as A
 
-ENTRY, EXIT, STMT, COND, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (
-    "entry", "exit", "stmt", "cond", "for_init", "for_step", "call", "return_join")
+ENTRY, EXIT, STMT, COND, OP, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (
+    "entry", "exit", "stmt", "cond", "op", "for_init", "for_step", "call", "return_join")
+
+# the operations that run at their own node (LANGUAGE §6: "a barrier, a collective, an atomic or
+# an inlined call inside an expression happens exactly at its place in this order")
+_OWN_NODE = (OpClass.LANE_LEVEL, OpClass.LANE_COLLECTIVE, OpClass.CTA_COLLECTIVE)
+ONCE_PER_CTA = frozenset(ATOMICS) | frozenset(MEMORY_ORDER)
 
 
 @dataclass(eq=False, slots=True)
 class Site:
     id: int
     kind: str
-    ast: object                  # the statement, the condition expression, or the For/Call node
+    ast: object                  # the statement, condition, operation expression, For or Call
     inst: Instance
-    parent: int | None           # control parent: a COND, a loop header (COND) or a CALL node
-    exprs: tuple = ()            # the expressions evaluated at this node
-    guards: tuple = ()           # enclosing conditions: ((cond node id, taken: bool), ...), outermost first
+    parent: int | None           # control parent: a COND node or a CALL node
+    ops: tuple = ()              # the expressions (or statement) whose operation runs at this node
+    plain: tuple = ()            # per-thread operations evaluated just before it (loads, runs, slices)
+    guards: tuple = ()           # enclosing conditions ((cond node, taken), ..), outermost first
     loops: tuple = ()            # enclosing loops, outermost first (Loop ids)
-    whole_condition: object = None   # on the last node of a split condition: the whole condition
+    whole_condition: object = None   # on the last node of an `if`/`while` condition: the condition
     loop_header_of: int | None = None
-    short_circuit: tuple = ()    # on a CALL node: the left operands of the `&&`/`||` whose right
-                                 # side holds the call (it runs only where they decide so)
 
     @property
     def span(self):
@@ -56,13 +66,16 @@ class Loop:
     kind: str                    # "for" or "while"
     ast: object
     inst: Instance
-    header: int                  # the condition node (for: `i < hi`; while: the first condition node)
+    header: int                  # for: the test `i < hi`; while: the first node of the condition
     init: int = -1               # for: the node that evaluates lo, hi and step, once, before the loop
     latches: list = field(default_factory=list)   # sources of back edges
-    exit_nodes: list = field(default_factory=list)
+    exit_nodes: list = field(default_factory=list)   # its `break`s
     parent: int | None = None    # enclosing Loop id
     block_depth: int = 0         # index of the loop body's frame in the builder's block stack
     last_cond: int = -1          # the condition node whose value decides the loop (for: the header)
+    tops: tuple = ()             # the nodes of its condition directly under the control around it
+    first: int = -1              # the loop's nodes are first .. end - 1 (the for init is before)
+    end: int = -1
 
 
 @dataclass(eq=False)
@@ -72,13 +85,12 @@ class KernelCFG:
     loops: list[Loop]
     entry: int
     exit: int
+    graph: object                # networkx.DiGraph
     # early exits: node id -> the nodes whose control it raises (LANGUAGE §9.3), a Targets
     raises: dict = field(default_factory=dict)
     call_nodes: dict[int, int] = field(default_factory=dict)   # id(Instance) of a call -> CALL node
     return_joins: dict[int, int] = field(default_factory=dict) # id(Instance) -> RETURN_JOIN node
-    # every edge (a, b) -> whether it is a back edge, in the order the edges were first made
-    edge_back: dict = field(default_factory=dict)
-    _graph: object = field(default=None, repr=False)
+    loop_of: dict = field(default_factory=dict)   # (id(For or While), id(Instance)) -> Loop id
     _while_conditions: frozenset | None = field(default=None, repr=False)
 
     @property
@@ -90,27 +102,14 @@ class KernelCFG:
             got = self._while_conditions = frozenset(l.last_cond for l in self.loops if l.kind == "while")
         return got
 
-    def edges(self) -> list:
-        """((a, b), back) for every edge, by source node, each source's edges in the order they
-        were made (the order of ``graph.edges``)."""
-        return sorted(self.edge_back.items(), key=_source)
-
-    @property
-    def graph(self):
-        """The CFG as a ``networkx.DiGraph`` (nodes 0..n-1, back edges with ``back=True``),
-        built on first use: the analysis itself walks ``edges()`` and never needs it."""
-        if self._graph is None:
-            import networkx as nx
-
-            g = nx.DiGraph()
-            g.add_nodes_from(range(len(self.sites)))
-            for (a, b), back in self.edge_back.items():
-                if back:
-                    g.add_edge(a, b, back=True)
-                else:
-                    g.add_edge(a, b)
-            self._graph = g
-        return self._graph
+    def edges(self):
+        """(a, b, attributes) for every edge of the graph, by source node. (Read through
+        ``adjacency()``, which hands out the graph's own dicts: its edge view is several times
+        slower, and once made holds the graph, a reference cycle that would keep every checked
+        file's graph alive with the collector off.)"""
+        for a, nbrs in self.graph.adjacency():
+            for b, d in nbrs.items():
+                yield a, b, d
 
 
 class Builder:
@@ -118,28 +117,52 @@ class Builder:
         self.kinfo = kinfo
         self.sites: list[Site] = []
         self.loops: list[Loop] = []
-        self.raises: dict[int, list[int]] = {}
+        self.raises: dict[int, list] = {}
         self.call_nodes: dict[int, int] = {}
         self.return_joins: dict[int, int] = {}
-        self._edge_back: dict = {}     # (a, b) -> back edge? (a back edge made again stays one)
-        # per body: the statement lists being walked (for "the statements after it")
-        self._blocks: list[list] = []          # stack of [stmt list, index of current stmt, first node ids]
+        self.loop_of: dict = {}
+        self._edges: dict = {}                 # (a, b) -> attributes (made once; a back edge stays one)
+        self._blocks: list[list] = []          # stack of [stmts, index, first node ids, parent, end]
         self._loop_stack: list[Loop] = []
         self._guards: list[tuple[int, bool]] = []
         self._guards_t: tuple | None = ()      # tuple(self._guards), None once it changed
-        self._loop_ids: tuple = ()             # the ids of self._loop_stack
-        self._function_stack: list[dict] = []  # per inlined function: {"join": id, "blocks_base": n, "loops_base": n}
+        self._loop_ids: tuple = ()
+        self._function_stack: list[dict] = []
+        self._plain: list = []                 # per-thread operations waiting for their node
+        self._sink: list | None = None         # inside a tile statement's value: its nested tile operations
+        self._early: frozenset = frozenset()   # ... and those that run at their own place (evaluation.py)
+        self._continue_edges: dict = {}
 
     # ---- graph primitives
-    def node(self, kind, ast, inst, parent, exprs=()) -> int:
+    def node(self, kind, ast, inst, parent, preds=(), ops=()) -> int:
         nid = len(self.sites)
         guards = self._guards_t
         if guards is None:           # shared by the nodes under the same conditions
             guards = self._guards_t = tuple(self._guards)
+        plain = ()
+        if self._plain:
+            plain = tuple(self._plain)
+            self._plain.clear()
         # (a node's loops are its Site.loops, shared by all the nodes of a loop level; a set of
         # nodes per loop cost depth x nodes: 400 nested loops around 20,000 statements, 1.1 GB)
-        self.sites.append(Site(nid, kind, ast, inst, parent, tuple(exprs), guards, self._loop_ids))
+        self.sites.append(Site(nid, kind, ast, inst, parent, ops, plain, guards, self._loop_ids))
+        if preds:
+            self.connect(preds, nid)
         return nid
+
+    def connect(self, preds, target: int, back: int | None = None) -> None:
+        """Edges from ``preds`` ((node, taken) pairs: taken is True/False on an edge out of a
+        condition, None otherwise) to ``target``; ``back`` marks a loop's back edge."""
+        edges = self._edges
+        for p, taken in preds:
+            attrs = edges.get((p, target))
+            if attrs is None:
+                attrs = edges[(p, target)] = {} if taken is None else {"taken": taken}
+            elif attrs.get("taken", taken) != taken:
+                # both ways out of a condition lead here (`if c { }`): the one edge decides nothing
+                del attrs["taken"]
+            if back is not None:
+                attrs["back"] = back
 
     def push_guard(self, guard) -> None:
         self._guards.append(guard)
@@ -157,31 +180,26 @@ class Builder:
         self._loop_stack.pop()
         self._loop_ids = self._loop_ids[:-1]
 
-    def connect(self, preds, target: int, back: bool = False) -> None:
-        edge_back = self._edge_back
-        if back:
-            for p in preds:
-                edge_back[(p, target)] = True
-        else:
-            for p in preds:
-                edge_back.setdefault((p, target), False)
-
     # ---- entry
     def build(self) -> KernelCFG:
+        import networkx as nx
+
         k = self.kinfo
         inst = k.instance
         entry = self.node(ENTRY, k.kernel, inst, None)
         self._function_stack.append({"join": None, "blocks_base": 0, "loops_base": 0, "returns": []})
-        preds = self.block(k.kernel.body.stmts, [entry], inst, None, new_block=True)
-        exit_ = self.node(EXIT, k.kernel, inst, None)
-        self.connect(preds, exit_)
+        preds = self.block(k.kernel.body.stmts, [(entry, None)], inst, None)
+        exit_ = self.node(EXIT, k.kernel, inst, None, preds)
         frame = self._function_stack.pop()
         self.connect(frame["returns"], exit_)
-        return KernelCFG(k, self.sites, self.loops, entry, exit_, self.raises, self.call_nodes,
-                         self.return_joins, self._edge_back)
+        graph = nx.DiGraph()
+        graph.add_nodes_from(range(len(self.sites)))
+        graph.add_edges_from((a, b, d) if d else (a, b) for (a, b), d in self._edges.items())
+        return KernelCFG(k, self.sites, self.loops, entry, exit_, graph, self.raises, self.call_nodes,
+                         self.return_joins, self.loop_of)
 
     # ---- blocks and statements
-    def block(self, stmts, preds, inst, parent, new_block=True) -> list[int]:
+    def block(self, stmts, preds, inst, parent) -> list:
         # frame: [statements, index of the current one, per statement its first node id, the
         # control parent, the node id after the block's last] (what raising "the statements
         # after it" raises: their nodes directly under `parent`, see _resolve_after)
@@ -198,46 +216,71 @@ class Builder:
         self._blocks.pop()
         return preds
 
-    def stmt(self, s, preds, inst, parent) -> list[int]:
+    def stmt(self, s, preds, inst, parent) -> list:
         t = type(s)
-        if t is A.Assign:          # the common case first
-            exprs = (s.target, s.value)
-        elif isinstance(s, A.If):
+        if t is A.If:
             return self.if_stmt(s, preds, inst, parent)
-        elif isinstance(s, A.While):
+        if t is A.While:
             return self.while_stmt(s, preds, inst, parent)
-        elif isinstance(s, A.For):
+        if t is A.For:
             return self.for_stmt(s, preds, inst, parent)
-        else:
-            exprs = _stmt_exprs(s)
-        if inst.calls:
-            preds = self.inline_calls(exprs, preds, inst, parent)
-        n = self.node(STMT, s, inst, parent, exprs)
-        edge_back = self._edge_back
-        for p in preds:
-            edge_back.setdefault((p, n), False)
+        own = inst.ops.get(id(s))
+        tile = own is not None and own.cls is OpClass.CTA_WIDE
+        if tile:
+            saved_sink, self._sink = self._sink, []
+            saved_early, self._early = self._early, _early_ids(inst, getattr(s, "value", None))
         if t is A.Assign:
-            return [n]
-        if isinstance(s, A.Break):
+            # §6: the target's subscripts first, left to right, then the right side; a compound
+            # assignment then reads the target and writes it (at the statement's node)
+            target = s.target
+            if type(target) is A.Index:
+                for x in _subscript_exprs(target):
+                    preds = self.expr(x, preds, inst, parent)
+                self.plain_op(target, inst)
+            preds = self.expr(s.value, preds, inst, parent)
+            ops = (s,) if own is not None else ()
+        elif t is A.ExprStmt:
+            e = s.expr
+            op = inst.ops.get(id(e))
+            if op is not None and type(e) is A.Call and id(e) not in inst.calls:
+                # the statement's own operation (barrier(), store(..), an atomic, store_release):
+                # its arguments first, then the operation, at the statement's node
+                for a in e.args:
+                    preds = self.expr(a, preds, inst, parent)
+                ops = (e,)
+            else:
+                preds = self.expr(e, preds, inst, parent)
+                ops = ()
+        elif t is A.Let or t is A.Var or t is A.Return:
+            if s.value is not None:
+                preds = self.expr(s.value, preds, inst, parent)
+            ops = (s,) if own is not None else ()
+        else:                                        # break, continue
+            ops = (s,) if own is not None else ()
+        if tile:
+            ops = ops + tuple(self._sink)
+            self._sink = saved_sink
+            self._early = saved_early
+        n = self.node(STMT, s, inst, parent, preds, ops)
+        if t is A.Break:
             loop = self._loop_stack[-1]
             loop.exit_nodes.append(n)
-            self.raises[n] = [loop.header]                     # every statement of its loop
+            self.raises[n] = list(loop.tops)          # every statement of its loop, its condition too
             return []
-        if isinstance(s, A.Continue):
+        if t is A.Continue:
             loop = self._loop_stack[-1]
             self._continue_edges.setdefault(loop.id, []).append(n)
             self.raises[n] = self._after_in_body(loop_body=True)
             return []
-        if isinstance(s, A.Return):
+        if t is A.Return:
             frame = self._function_stack[-1]
-            frame["returns"].append(n)
+            frame["returns"].append((n, None))
             targets = self._after_in_body(loop_body=False)
-            targets += [l.header for l in self._loop_stack[frame["loops_base"]:]]
+            for l in self._loop_stack[frame["loops_base"]:]:
+                targets += list(l.tops)
             self.raises[n] = targets
             return []
-        return [n]
-
-    _continue_edges: dict
+        return [(n, None)]
 
     def _after_in_body(self, loop_body: bool) -> list:
         """Marker for the statements after the current one, up to the end of the loop body
@@ -245,13 +288,10 @@ class Builder:
         enclosing blocks are built (see _resolve_after)."""
         frame = self._function_stack[-1]
         depth_limit = self._loop_stack[-1].block_depth if loop_body else frame["blocks_base"]
-        marks = []
-        for b in self._blocks[depth_limit:]:
-            marks.append((b, b[1]))
-        return [("after", marks)]
+        return [("after", [(b, b[1]) for b in self._blocks[depth_limit:]])]
 
-    def if_stmt(self, s: A.If, preds, inst, parent) -> list[int]:
-        _, last, true_exits, false_exits = self.condition(s.cond, preds, inst, parent)
+    def if_stmt(self, s: A.If, preds, inst, parent) -> list:
+        last, true_exits, false_exits = self.condition(s.cond, preds, inst, parent)
         self.push_guard((last, True))
         then_exits = self.block(s.then.stmts, true_exits, inst, last)
         self.pop_guard()
@@ -266,172 +306,218 @@ class Builder:
         return then_exits + else_exits
 
     def condition(self, cond, preds, inst, parent):
-        """Split a condition at short-circuit operators into one node per operand.
-        Returns (preds, last node, true exits, false exits)."""
+        """An `if`/`while` condition, split at its top-level `&&`/`||` into one COND node per
+        operand. Returns (last node, true exits, false exits)."""
         last, t, f = self._condition_part(cond, preds, inst, parent)
         # the whole condition's value is what guards the branches: record it on the last node
         self.sites[last].whole_condition = cond
-        return preds, last, t, f
+        return last, t, f
 
     def _condition_part(self, e, preds, inst, parent):
         """(last node, true exits, false exits) of one operand of a split condition. A method,
         not a recursive closure: a closure that calls itself is a reference cycle, which kept each
         check's whole CFG alive until the cyclic collector ran (off in phobos-check)."""
-        if isinstance(e, A.Binary) and e.op in ("&&", "||"):
+        if type(e) is A.Binary and (e.op == "&&" or e.op == "||"):
             last_l, t_l, f_l = self._condition_part(e.lhs, preds, inst, parent)
-            if e.op == "&&":
-                last_r, t_r, f_r = self._condition_part(e.rhs, t_l, inst, last_l)
-                return last_r, t_r, f_l + f_r
-            last_r, t_r, f_r = self._condition_part(e.rhs, f_l, inst, last_l)
-            return last_r, t_l + t_r, f_r
-        preds = self.inline_calls((e,), preds, inst, parent)
-        n = self.node(COND, e, inst, parent, (e,))
-        self.connect(preds, n)
-        return n, [n], [n]
+            and_ = e.op == "&&"
+            self.push_guard((last_l, and_))
+            last_r, t_r, f_r = self._condition_part(e.rhs, t_l if and_ else f_l, inst, last_l)
+            self.pop_guard()
+            return (last_r, t_r, f_l + f_r) if and_ else (last_r, t_l + t_r, f_r)
+        preds = self.expr(e, preds, inst, parent)
+        n = self.node(COND, e, inst, parent, preds)
+        return n, [(n, True)], [(n, False)]
 
-    def while_stmt(self, s: A.While, preds, inst, parent) -> list[int]:
+    def while_stmt(self, s: A.While, preds, inst, parent) -> list:
         loop = Loop(len(self.loops), "while", s, inst, -1)
         loop.parent = self._loop_stack[-1].id if self._loop_stack else None
         loop.block_depth = len(self._blocks)
         self.loops.append(loop)
+        self.loop_of[(id(s), id(inst))] = loop.id
         self.push_loop(loop)
-        first = len(self.sites)
-        _, last, t, f = self.condition(s.cond, preds, inst, parent)
-        loop.header = first
+        first = loop.first = loop.header = len(self.sites)
+        # the whole condition, calls and operations in it included, runs before every iteration:
+        # its nodes are the loop's, and those directly under the control around the loop are
+        # what an early exit or the condition's own kind raises (§9.3)
+        last, t, f = self.condition(s.cond, preds, inst, parent)
         loop.last_cond = last
+        loop.tops = tuple(n for n in range(first, len(self.sites)) if self.sites[n].parent == parent)
         self.sites[first].loop_header_of = loop.id
         self.push_guard((last, True))
         body_exits = self.block(s.body.stmts, t, inst, last)
         self.pop_guard()
-        self.connect(body_exits, first, back=True)
-        conts = self._continue_edges.pop(loop.id, [])
-        self.connect(conts, first, back=True)
-        loop.latches = body_exits + conts
+        conts = [(c, None) for c in self._continue_edges.pop(loop.id, [])]
+        self.connect(body_exits + conts, first, back=loop.id)
+        loop.latches = [p for p, _ in body_exits + conts]
+        loop.end = len(self.sites)
         self.pop_loop()
-        return f + loop.exit_nodes
+        return f + [(b, None) for b in loop.exit_nodes]
 
-    def for_stmt(self, s: A.For, preds, inst, parent) -> list[int]:
+    def for_stmt(self, s: A.For, preds, inst, parent) -> list:
         # lo, hi and step are evaluated once, before the first iteration, under the control
         # around the loop (as the lowering and the simulator run them); the header only compares
         # the loop variable with the saved `hi`, and the latch only adds the saved `step`
-        bounds = tuple(s.args)
-        preds = self.inline_calls(bounds, preds, inst, parent)
-        init = self.node(FOR_INIT, s, inst, parent, bounds)
-        self.connect(preds, init)
+        for bound in s.args:
+            preds = self.expr(bound, preds, inst, parent)
+        init = self.node(FOR_INIT, s, inst, parent, preds)
         loop = Loop(len(self.loops), "for", s, inst, -1, init=init)
         loop.parent = self._loop_stack[-1].id if self._loop_stack else None
         loop.block_depth = len(self._blocks)
         self.loops.append(loop)
+        self.loop_of[(id(s), id(inst))] = loop.id
         self.push_loop(loop)
-        header = self.node(COND, s, inst, parent)
+        header = self.node(COND, s, inst, parent, [(init, None)])
         self.sites[header].loop_header_of = loop.id
-        loop.header = header
-        loop.last_cond = header
-        self.connect([init], header)
+        loop.header = loop.last_cond = loop.first = header
+        loop.tops = (header,)
         self.push_guard((header, True))
-        body_exits = self.block(s.body.stmts, [header], inst, header)
-        conts = self._continue_edges.pop(loop.id, [])
-        step_node = self.node(FOR_STEP, s, inst, header)
-        self.connect(body_exits + conts, step_node)
+        body_exits = self.block(s.body.stmts, [(header, True)], inst, header)
+        conts = [(c, None) for c in self._continue_edges.pop(loop.id, [])]
+        step_node = self.node(FOR_STEP, s, inst, header, body_exits + conts)
         self.pop_guard()
-        self.connect([step_node], header, back=True)
+        self.connect([(step_node, None)], header, back=loop.id)
         loop.latches = [step_node]
+        loop.end = len(self.sites)
         self.pop_loop()
-        return [header] + loop.exit_nodes
+        return [(header, False)] + [(b, None) for b in loop.exit_nodes]
 
-    # ---- inlined functions
-    def inline_calls(self, exprs, preds, inst: Instance, parent) -> list[int]:
-        """Inline, in evaluation order, every user-function call in ``exprs``."""
-        if not inst.calls:
+    # ---- expressions, in evaluation order (§6)
+    def expr(self, e, preds, inst, parent) -> list:
+        if self._early and id(e) in self._early:
+            return self.early_operation(e, preds, inst, parent)
+        t = type(e)
+        if t is A.Binary:
+            if e.op == "&&" or e.op == "||":
+                # the right side runs only where the left side does not decide: a COND node on
+                # the left side, the right side under it, both ways joining after
+                preds = self.expr(e.lhs, preds, inst, parent)
+                sc = self.node(COND, e.lhs, inst, parent, preds)
+                go = e.op == "&&"
+                self.push_guard((sc, go))
+                right = self.expr(e.rhs, [(sc, go)], inst, sc)
+                self.pop_guard()
+                return right + [(sc, not go)]
+            preds = self.expr(e.lhs, preds, inst, parent)
+            return self.expr(e.rhs, preds, inst, parent)
+        if t is A.Name or t is A.IntLit or t is A.FloatLit or t is A.BoolLit or t is A.CtxPath:
             return preds
-        for call, short_circuit in _calls_in(exprs, inst):
-            callee = inst.calls[id(call)]
-            cn = self.node(CALL, call, inst, parent, tuple(call.args))
-            if short_circuit:
-                self.sites[cn].short_circuit = short_circuit
-            self.connect(preds, cn)
-            self.call_nodes[id(callee)] = cn
-            self._function_stack.append({"join": None, "blocks_base": len(self._blocks),
-                                         "loops_base": len(self._loop_stack), "returns": []})
-            saved_guards = self._guards
-            self._guards = list(saved_guards)
-            body_exits = self.block(callee.node.body.stmts, [cn], callee, cn)
-            self._guards = saved_guards
-            self._guards_t = None
-            frame = self._function_stack.pop()
-            join = self.node(RETURN_JOIN, call, callee, cn)
-            self.return_joins[id(callee)] = join
-            self.connect(body_exits + frame["returns"], join)
-            preds = [join]
+        if t is A.Unary:
+            return self.expr(e.operand, preds, inst, parent)
+        if t is A.Index:
+            # the indices before the access (§6)
+            for x in _subscript_exprs(e):
+                preds = self.expr(x, preds, inst, parent)
+            self.plain_op(e, inst)
+            return preds
+        if t is A.Call:
+            callee = inst.calls.get(id(e))
+            if callee is not None:
+                for a in e.args:
+                    preds = self.argument(a, preds, inst, parent)
+                return self.inline_call(e, callee, preds, inst, parent)
+            for a in e.args:
+                preds = self.expr(a, preds, inst, parent)
+            return self.operation(e, preds, inst, parent)
+        if t is A.GenericCall:
+            for a in e.args:
+                preds = self.expr(a, preds, inst, parent)
+            preds = self.expr(e.param, preds, inst, parent)
+            return self.operation(e, preds, inst, parent)
+        if t is A.Member:
+            return self.expr(e.value, preds, inst, parent)
         return preds
 
+    def early_operation(self, e, preds, inst, parent) -> list:
+        """A tile operation of a tile statement that runs at its own place, before an effect
+        later in the statement (evaluation.py): a node of its own, with what it nests."""
+        saved_sink, saved_early = self._sink, self._early
+        self._sink, self._early = [], frozenset(x for x in saved_early if x != id(e))
+        preds = self.expr(e, preds, inst, parent)
+        ops = tuple(self._sink)
+        self._sink, self._early = saved_sink, saved_early
+        if not any(x is e for x in ops):
+            ops = (e,) + ops
+        return [(self.node(OP, e, inst, parent, preds, ops), None)]
 
-def _calls_in(exprs, inst: Instance):
-    """User-function calls in ``exprs``, innermost first, left to right (evaluation order), each
-    with the left operands of the enclosing ``&&``/``||`` whose right side holds it."""
+    def argument(self, a, preds, inst, parent) -> list:
+        """One argument of an inlined call. A computed tile (`f(t * 2.0)`, `f(rowsum(t))`) is
+        swept into a tile of its own before the call: a CTA-wide operation at its place, with
+        the tile operations nested in it."""
+        op = inst.ops.get(id(a))
+        if op is None or op.cls is not OpClass.CTA_WIDE or op.name == "slice" or type(a) is A.Index:
+            return self.expr(a, preds, inst, parent)
+        saved_sink, self._sink = self._sink, []
+        saved_early, self._early = self._early, _early_ids(inst, a)
+        preds = self.expr(a, preds, inst, parent)
+        ops = tuple(self._sink)
+        self._sink, self._early = saved_sink, saved_early
+        if not any(x is a for x in ops):
+            ops = (a,) + ops
+        return [(self.node(OP, a, inst, parent, preds, ops), None)]
+
+    def operation(self, e, preds, inst, parent) -> list:
+        """A built-in or generic call, its arguments evaluated: its own node when its place
+        matters, else the node that follows it (per-thread work) or the tile statement it is
+        part of."""
+        op = inst.ops.get(id(e))
+        if op is None:
+            return preds
+        cls = op.cls
+        if cls in _OWN_NODE or (cls is OpClass.CTA_WIDE and getattr(e, "func", None) in ONCE_PER_CTA):
+            return [(self.node(OP, e, inst, parent, preds, (e,)), None)]
+        if cls is OpClass.CTA_WIDE and op.name != "slice":
+            if self._sink is not None:
+                self._sink.append(e)       # fused into the tile statement: it runs at its node
+                return preds
+            return [(self.node(OP, e, inst, parent, preds, (e,)), None)]
+        self._plain.append(e)
+        return preds
+
+    def plain_op(self, e, inst) -> None:
+        if id(e) in inst.ops:
+            self._plain.append(e)
+
+    # ---- inlined functions
+    def inline_call(self, call, callee: Instance, preds, inst: Instance, parent) -> list:
+        """The call's arguments are evaluated (by the caller); the body runs at the call's place."""
+        cn = self.node(CALL, call, inst, parent, preds)
+        self.call_nodes[id(callee)] = cn
+        self._function_stack.append({"join": None, "blocks_base": len(self._blocks),
+                                     "loops_base": len(self._loop_stack), "returns": []})
+        saved_sink, self._sink = self._sink, None
+        saved_early, self._early = self._early, frozenset()
+        body_exits = self.block(callee.node.body.stmts, [(cn, None)], callee, cn)
+        self._sink, self._early = saved_sink, saved_early
+        frame = self._function_stack.pop()
+        join = self.node(RETURN_JOIN, call, callee, cn, body_exits + frame["returns"])
+        self.return_joins[id(callee)] = join
+        return [(join, None)]
+
+
+def _early_ids(inst, value) -> frozenset:
+    early = inst.early.get(id(value)) if value is not None and inst.early else None
+    return frozenset(id(n) for nodes in early.values() for n in nodes) if early else frozenset()
+
+
+def _subscript_exprs(e: A.Index) -> list:
     out = []
-    for e in exprs:
-        stack = [(e, False, ())]
-        while stack:
-            node, done, guards = stack.pop()
-            if done:
-                if isinstance(node, A.Call) and id(node) in inst.calls:
-                    out.append((node, guards))
-                continue
-            stack.append((node, True, guards))
-            if isinstance(node, A.Binary) and node.op in ("&&", "||"):
-                stack.append((node.rhs, False, guards + (node.lhs,)))
-                stack.append((node.lhs, False, guards))
-                continue
-            for child in reversed(_expr_children(node)):
-                stack.append((child, False, guards))
+    for s in e.subs:
+        ts = type(s)
+        if ts is A.Point:
+            out.append(s.index)
+        elif ts is A.SpanSub:
+            out.append(s.start)
+            out.append(s.length)
+        else:
+            if s.lo is not None:
+                out.append(s.lo)
+            if s.hi is not None:
+                out.append(s.hi)
     return out
-
-
-def _expr_children(e) -> list:
-    if isinstance(e, A.Binary):
-        return [e.lhs, e.rhs]
-    if isinstance(e, A.Unary):
-        return [e.operand]
-    if isinstance(e, (A.Call, A.GenericCall)):
-        extra = [e.param] if isinstance(e, A.GenericCall) else []
-        return extra + list(e.args)
-    if isinstance(e, A.Index):
-        out = [e.base]
-        for s in e.subs:
-            if isinstance(s, A.Point):
-                out.append(s.index)
-            elif isinstance(s, A.SpanSub):
-                out.extend((s.start, s.length))
-            else:
-                out.extend(x for x in (s.lo, s.hi) if x is not None)
-        return out
-    if isinstance(e, A.Member):
-        return [e.value]
-    return []
-
-
-def _stmt_exprs(s) -> tuple:
-    if isinstance(s, (A.Let,)):
-        return (s.value,)
-    if isinstance(s, A.Var):
-        return (s.value,) if s.value is not None else ()
-    if isinstance(s, A.Assign):
-        return (s.target, s.value)
-    if isinstance(s, A.ExprStmt):
-        return (s.expr,)
-    if isinstance(s, A.Return):
-        return (s.value,) if s.value is not None else ()
-    return ()
-
-
-def _source(edge) -> int:
-    return edge[0][0]
 
 
 def build_cfg(kinfo: KernelInfo) -> KernelCFG:
     b = Builder(kinfo)
-    b._continue_edges = {}
     cfg = b.build()
     _resolve_after(cfg, b)
     return cfg
@@ -487,11 +573,26 @@ class Targets:
 
 
 def expr_children(e) -> list:
-    return _expr_children(e)
+    """The sub-expressions of ``e`` in evaluation order (§6)."""
+    t = type(e)
+    if t is A.Binary:
+        return [e.lhs, e.rhs]
+    if t is A.Unary:
+        return [e.operand]
+    if t is A.Call:
+        return list(e.args)
+    if t is A.GenericCall:
+        return list(e.args) + [e.param]
+    if t is A.Index:
+        return [e.base] + _subscript_exprs(e)
+    if t is A.Member:
+        return [e.value]
+    return []
 
 
 def to_dot(cfg: KernelCFG) -> str:
-    """The CFG in Graphviz DOT: one box per node labelled with its line and source."""
+    """The CFG in Graphviz DOT, read off the graph: one box per node labelled with its line and
+    source, a diamond per condition, back edges dashed, a condition's edges labelled."""
     from .syntax.printer import expr as show, stmt as show_stmt
 
     def label(site: Site) -> str:
@@ -506,7 +607,7 @@ def to_dot(cfg: KernelCFG) -> str:
             text = f"{a.var} += {show(a.args[2]) if len(a.args) > 2 else '1'}"
         elif site.kind in (CALL, RETURN_JOIN):
             text = f"{'call' if site.kind == CALL else 'return from'} {a.func}"
-        elif site.kind == COND:
+        elif site.kind in (COND, OP):
             text = show(a)
         else:
             out: list[str] = []
@@ -516,12 +617,18 @@ def to_dot(cfg: KernelCFG) -> str:
         text = text.replace("\\", "\\\\").replace('"', '\\"')
         return f"{line}: {text}"
 
+    g = cfg.graph
     lines = [f'digraph "{cfg.kernel.kernel.name}" {{', "  node [shape=box, fontname=monospace];"]
-    for site in cfg.sites:
-        shape = ', shape=diamond' if site.kind == COND else ""
-        lines.append(f'  n{site.id} [label="{label(site)}"{shape}];')
-    for (a, b), back in cfg.edges():
-        style = ' [style=dashed, label="back"]' if back else ""
-        lines.append(f"  n{a} -> n{b}{style};")
+    for n in g.nodes:
+        site = cfg.sites[n]
+        shape = ', shape=diamond' if site.kind == COND else ', shape=ellipse' if site.kind == OP else ""
+        lines.append(f'  n{n} [label="{label(site)}"{shape}];')
+    for a, b, d in cfg.edges():
+        attrs = []
+        if "back" in d:
+            attrs += ["style=dashed", 'label="back"']
+        elif "taken" in d:
+            attrs.append(f'label="{"true" if d["taken"] else "false"}"')
+        lines.append(f"  n{a} -> n{b}{' [' + ', '.join(attrs) + ']' if attrs else ''};")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -69,7 +69,8 @@ class BuiltinCallChecks:
                 self.error("PH105", f"`{f}` needs floats, not a tile of {t.elem}", e.args[0].span)
                 return ERROR
             self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
-                                          reads=_tile_reads(e.args[0], self.inst))
+                                          reads=_tile_reads(e.args[0], self.inst),
+                                          operands=_broadcast_scalars(e.args[0], self.inst))
             return t
         for t, a in zip(ts, e.args):
             if not isinstance(t, (Scalar, Run)):
@@ -147,7 +148,7 @@ class BuiltinCallChecks:
             vt = Run(settle(vt.elem if isinstance(vt, Run) else vt), n)
         if isinstance(vt, Tile):
             self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
-                                          reads=_tile_reads(e, self.inst))
+                                          reads=_tile_reads(e, self.inst), operands=_broadcast_scalars(e, self.inst))
         elif isinstance(vt, Scalar) and not vt.is_weak:
             for a in e.args[1:]:
                 self.settle_expr(a, vt)
@@ -365,7 +366,7 @@ class BuiltinCallChecks:
             return ERROR
         names: dict = {}
         self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.inst, names),
-                                      read_names=names)
+                                      operands=_broadcast_scalars(e, self.inst), read_names=names)
         return result
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .diagnostics.model import NOTE, Span
 from .ops import OpClass, OpInfo
-from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text
+from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text, plan_tile_value
 from . import sema_model
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
 from .syntax import ast as A
@@ -375,12 +375,20 @@ class DeclarationChecks:
         # a computed tile argument (`f(t * 2.0)`) is a sweep into a fresh tile, run in the caller
         # before the call: a CTA-wide read of every tile it reads (§9.5)
         for p, a, at in zip(fn.params, call.args, arg_types):
-            if p.type.kind == "tile" and not _is_plain_tile(a, self.inst) and id(a) not in self.inst.ops:
-                names: dict = {}
-                reads = _tile_reads(a, self.inst, names)
+            if p.type.kind != "tile" or _is_plain_tile(a, self.inst):
+                continue
+            op = self.inst.ops.get(id(a))
+            if op is not None and op.cls is not OpClass.CTA_WIDE:
+                continue                         # a call returning a tile: its result is a tile of its own
+            early = plan_tile_value(a, self.inst)
+            names: dict = {}
+            reads = _tile_reads(a, self.inst, names, early)
+            operands = _broadcast_scalars(a, self.inst, early)
+            if op is None:
                 self.inst.ops[id(a)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", a.span,
-                                              operands=_broadcast_scalars(a, self.inst), reads=reads,
-                                              writes=[], read_names=names)
+                                              operands=operands, reads=reads, writes=[], read_names=names)
+            elif early:                          # a tile built-in: what its early parts read is theirs
+                op.reads, op.operands, op.read_names = reads, operands, {**op.read_names, **names}
         # the memory behind each tensor/tile argument, looked up in the caller's instance
         arg_buffers = [at.buffer if isinstance(at, Tile) and at.buffer else self._buffer_of(a)
                        for a, at in zip(call.args, arg_types)]

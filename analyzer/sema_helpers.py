@@ -3,7 +3,7 @@ messages, NumPy broadcasting, subscript and tile-expression walks, did-you-mean.
 
 from __future__ import annotations
 
-from .builtins import BUILTINS, TILE_BUILTINS
+from .builtins import BUILTINS
 from .sema_model import Instance, Scope
 from .syntax import ast as A
 from .types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
@@ -96,13 +96,16 @@ def _is_tile_call(value, inst: Instance) -> bool:
     return isinstance(value, A.Call) and id(value) in inst.calls and isinstance(inst.types.get(id(value)), Tile)
 
 
-def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
+def _tile_reads(value, inst: Instance, names: dict | None = None, skip=()) -> list[str]:
     """Buffers a tile-valued expression reads: its slices and tile/view names (LANGUAGE §9.5).
-    A view reads the buffer it was sliced from; ``names`` receives buffer -> name as written."""
+    A view reads the buffer it was sliced from; ``names`` receives buffer -> name as written.
+    The subtrees in ``skip`` (ids) are read by operations of their own (evaluation.py)."""
     reads: list[str] = []
     stack = [value]
     while stack:
         e = stack.pop()
+        if skip and id(e) in skip:
+            continue
         t = inst.types.get(id(e))
         if isinstance(e, A.Name):
             if isinstance(t, Tile):
@@ -129,12 +132,15 @@ def _tile_reads(value, inst: Instance, names: dict | None = None) -> list[str]:
     return list(dict.fromkeys(reads))
 
 
-def _broadcast_scalars(value, inst: Instance) -> list:
-    """Scalar operands a sweep broadcasts over its tiles (LANGUAGE §9.7)."""
+def _broadcast_scalars(value, inst: Instance, skip=()) -> list:
+    """Scalar operands a sweep broadcasts over its tiles (LANGUAGE §9.7), but those of the
+    subtrees in ``skip`` (ids), operations of their own."""
     out = []
     stack = [value]
     while stack:
         e = stack.pop()
+        if skip and id(e) in skip:
+            continue
         t = inst.types.get(id(e))
         if isinstance(t, Scalar):
             if not isinstance(e, (A.IntLit, A.FloatLit, A.BoolLit)):
@@ -144,9 +150,38 @@ def _broadcast_scalars(value, inst: Instance) -> list:
             stack.extend((e.rhs, e.lhs))
         elif isinstance(e, A.Unary):
             stack.append(e.operand)
-        elif isinstance(e, A.Call) and e.func not in TILE_BUILTINS[:-1] and id(e) not in inst.calls:
-            stack.extend(reversed(e.args))      # (a function's arguments are not broadcast)
+        elif isinstance(e, A.Call) and id(e) not in inst.calls:
+            # into every built-in: a sweep nested in `rowsum(t * x)` or `dot(a * s, b)` broadcasts
+            # `x` and `s` too (a function's arguments are not broadcast: it takes them)
+            stack.extend(reversed(e.args))
     return out
+
+
+def plan_tile_value(value, inst: Instance) -> frozenset:
+    """The tile operations of a tile value that run at their own place, before a later effect
+    (evaluation.early_operations): recorded on the instance, each with the operation record it
+    runs as (its reads and scalars its own). Returns their ids: the statement's own operation
+    neither reads nor takes what they do."""
+    from .evaluation import early_operations
+    from .ops import OpClass, OpInfo
+    early = early_operations(value, inst)
+    if not early:
+        return frozenset()
+    inst.early[id(value)] = early
+    covered = frozenset(id(n) for nodes in early.values() for n in nodes)
+    for nodes in early.values():
+        for n in nodes:
+            inner = covered - {id(n)}
+            names: dict = {}
+            reads = _tile_reads(n, inst, names, inner)
+            operands = _broadcast_scalars(n, inst, inner)
+            op = inst.ops.get(id(n))
+            if op is None:
+                inst.ops[id(n)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", n.span, operands=operands,
+                                         reads=reads, read_names=names)
+            else:
+                op.reads, op.operands, op.read_names = reads, operands, {**op.read_names, **names}
+    return covered
 
 
 def _always_returns(block: A.Block) -> bool:

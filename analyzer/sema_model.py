@@ -66,6 +66,9 @@ class Instance:
     bindings: list[Binding] = field(default_factory=list)
     decls: dict[int, Binding] = field(default_factory=dict)   # id(Let/Var/For/Param) -> Binding
     ret_type: Type | None = None
+    # id(tile value) -> {id(effect): [tile operations carried out just before it]} (evaluation.py):
+    # only for the rare tile statements whose value has an effect after a tile operation
+    early: dict = field(default_factory=dict)
 
     def tree(self):
         """This instance and every call inlined into it, at any depth (depth-first, the last

@@ -8,7 +8,7 @@ from math import prod
 from .builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
 from .ops import ASSIGN, STORE, OpClass, OpInfo
-from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _is_tile_call, _tile_reads, _broadcast_scalars
+from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _is_tile_call, _tile_reads, _broadcast_scalars, plan_tile_value
 from .sema_model import Binding, Scope
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -311,13 +311,14 @@ class StatementChecks:
         else:
             name = "elementwise sweep"
         names: dict = {}
-        reads = _tile_reads(value, self.inst, names)
+        early = plan_tile_value(value, self.inst)
+        reads = _tile_reads(value, self.inst, names, early)
         if op != "=" and target_buffer:
             reads.append(target_buffer)
             target_name = target.base if isinstance(target, A.Index) else target
             if isinstance(target_name, A.Name):
                 names.setdefault(target_buffer, target_name.id)
-        operands = _broadcast_scalars(value, self.inst)
+        operands = _broadcast_scalars(value, self.inst, early)
         self.inst.ops[id(s)] = OpInfo(OpClass.CTA_WIDE, name, s.span, operands=operands, reads=reads,
                                       writes=[target_buffer] if target_buffer else [], read_names=names)
 

@@ -23,6 +23,14 @@ def stores_in_loops(n: int) -> str:
     return _HEAD + _TILE + body + "  barrier()\n  O[0 :+ 1, 0 :+ 32] = t\n}\n"
 
 
+def store_barrier_read_loop(n: int) -> str:
+    """A per-thread store, a barrier and a tile read, repeated n times in one loop: the candidate
+    readers of every (store, loop) pair were listed before the cheap latch test (n^1.9: 30,000
+    statements took 44 s)."""
+    body = "".join(f"    t[0, ctx.lane] = {j}.0\n    barrier()\n    O[0 :+ 1, 0 :+ 32] = t\n" for j in range(n // 3))
+    return _HEAD + _TILE + "  for i in range(0, N) {\n" + body + "  }\n}\n"
+
+
 def loop_stores_and_reads(n: int) -> str:
     """n guarded tile reads at the top of a loop and n guarded per-thread stores below them; z3
     proves each of the n^2 (store, read) pairs through the back edge infeasible (a store at
@@ -126,6 +134,7 @@ def call_tree(n: int) -> str:
 SHAPES = {
     "stores_then_barrier": (stores_then_barrier, (1000, 4000)),
     "stores_in_loops": (stores_in_loops, (500, 2000)),
+    "store_barrier_read_loop": (store_barrier_read_loop, (10000, 100000)),
     "loop_stores_and_reads": (loop_stores_and_reads, (20, 80)),
     "let_doubling": (let_doubling, (8, 12)),
     "early_returns": (early_returns, (400, 1600)),

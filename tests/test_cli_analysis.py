@@ -316,7 +316,7 @@ def test_list_rules_is_a_table_of_the_six_rules(capsys):
 # --- --dump-cfg ------------------------------------------------------------------------------
 
 NODE = re.compile(r'  n(\d+) \[label="(?:[^"\\]|\\.)*"(?:, shape=\w+)?\];')
-EDGE = re.compile(r'  n(\d+) -> n(\d+)(?: \[style=dashed, label="back"\])?;')
+EDGE = re.compile(r'  n(\d+) -> n(\d+)(?: \[(?:style=dashed, label="back"|label="(?:true|false)")\])?;')
 
 
 def parse_dot(text: str) -> tuple[set[str], list[tuple[str, str, bool]]]:
@@ -350,6 +350,28 @@ def test_dump_cfg_writes_one_parseable_graph_per_kernel(capsys, tmp_path, unclos
     assert edges and any(back for _, _, back in edges)       # the `for` loop's back edge
     _, straight = parse_dot((out_dir / "rejected_store_then_read_no_barrier.k.dot").read_text())
     assert straight and not any(back for _, _, back in straight)
+
+
+def test_dump_cfg_is_the_networkx_graph_of_the_analysis(capsys, tmp_path):
+    # DESIGN.md: the CFG is a networkx.DiGraph; what --dump-cfg writes is read off that graph
+    from phobos_tools.analyzer import check_file
+    run(capsys, "--dump-cfg", str(tmp_path), MATVEC)
+    nodes, edges = parse_dot((tmp_path / "lanes_matvec.lanes_matvec.dot").read_text())
+    graph = check_file(MATVEC).analyses[0].cfg.graph
+    assert type(graph).__module__.startswith("networkx")
+    assert {int(n) for n in nodes} == set(graph.nodes)
+    assert {(int(a), int(b), back) for a, b, back in edges} == \
+        {(a, b, "back" in d) for a, b, d in graph.edges(data=True)}
+
+
+def test_without_networkx_a_kernel_with_a_loop_cannot_be_checked(tmp_path):
+    # the analysis runs on the networkx graph, not beside it: with networkx made unimportable the
+    # check of a kernel with a loop fails (an internal error, PH900, exit 3)
+    code = ("import sys; sys.modules['networkx'] = None; from phobos_tools.cli.check import main; "
+            f"sys.exit(main([{MATVEC!r}]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, (proc.returncode, proc.stdout, proc.stderr)
+    assert "PH900" in proc.stdout and "networkx" in proc.stdout
 
 
 def test_dump_cfg_keeps_both_graphs_of_two_files_with_one_stem(capsys, tmp_path):

@@ -291,7 +291,8 @@ def test_a_call_on_the_right_of_and_names_the_left_side():
         }
     """)
     assert d.label == "reached only by the lanes where the left side of `&&`/`||` lets it run"
-    assert "the call on the right of `&&`/`||` runs only where it allows" in [c.text for c in d.chain][0]
+    assert "differs between lanes, so what follows it in `&&`/`||` runs only where it allows" in \
+        [c.text for c in d.chain][0]
     assert d.help == "call it before the `&&`/`||`, or make the left side uniform"
 
 

@@ -34,7 +34,10 @@ class Derived:
     prov: dict = field(default_factory=dict)         # node key -> (source key, reason)
     per_thread_stores: list = field(default_factory=list)   # Store facts that are per-thread
     cta_reads: dict = field(default_factory=dict)    # buf -> [(op id, name)]
-    unsynced: list = field(default_factory=list)     # (Store, op id, buf, name, loop or None)
+    unsynced: list = field(default_factory=list)     # (Store, op id, buf, name, loop or None, undecided)
+    dropped: list = field(default_factory=list)      # (Store, op id): every path z3 proved infeasible
+    path_questions: int = 0                          # z3 questions asked for them
+    walks: object = None                             # paths.Walks of the barrier rule (its step count)
     divergent_ops: list = field(default_factory=list)  # (Op, control kind) for control not uniform
 
     def of(self, key) -> int:
@@ -279,5 +282,5 @@ def solve(facts) -> Derived:
             out.cta_reads.setdefault(buf, []).append((op_id, name))
     if out.per_thread_stores:
         from .paths import unsynced_paths
-        out.unsynced = unsynced_paths(facts, out)
+        out.unsynced, out.dropped = unsynced_paths(facts, out)
     return out

@@ -9,7 +9,6 @@ to the immediate cause; a step through an inlined call says where it was inlined
 from __future__ import annotations
 
 from ..builtins import ATOMICS
-from ..cfg import CALL
 from ..diagnostics.model import Label
 from ..syntax import ast as A
 from ..syntax.printer import expr as show
@@ -96,12 +95,6 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
                                                      "runs only where it allows"))
             last_reason = ("guard", v)
-        elif tag == "cond" and sites[reason[1]].kind == CALL:
-            # a call on the right of `&&`/`||`: its left side decides where the call runs
-            v = reason[2]
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so the call on the right of "
-                                                     "`&&`/`||` runs only where it allows"))
-            last_reason = ("guard", v)
         elif tag == "cond":
             p, v = reason[1], reason[2]
             what = "the loop's bounds do" if isinstance(sites[p].ast, A.For) else "this condition does"
@@ -123,9 +116,8 @@ def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
             labels.append(Label(sites[node].ast.span, text))
             last_reason = reason
         elif tag == "loop_again":
-            header = reason[1]
-            loop_id = sites[header].loop_header_of
-            whole = sites[facts.cfg.loops[loop_id].last_cond].whole_condition if loop_id is not None else None
+            header, decider = reason[1], reason[2]
+            whole = sites[decider].whole_condition
             labels.append(Label(getattr(whole, "span", None) or sites[header].ast.span,
                                 f"so later iterations test the loop's condition only in the {who(kind)} still looping"))
             last_reason = reason

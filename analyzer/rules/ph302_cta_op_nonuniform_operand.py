@@ -55,7 +55,9 @@ def query(facts):
         if kind == UNIFORM:
             continue
         expr = facts.values[v].expr
-        key = (op.node, op.name, expr.span)
+        # one diagnostic per operand: a scalar that a sweep nested in a tile built-in broadcasts
+        # is an operand of both at the statement's node (named by the statement's operation)
+        key = (op.node, expr.span)
         if key in seen:
             continue
         seen.add(key)

@@ -7,12 +7,15 @@ stored per thread, with a varying value, index or control, is read by no CTA-wid
 between". "The check follows loops: a store in one iteration and a tile read at the top of the
 next also need a barrier between them."
 
-What it flags: a control-flow path from a per-thread store to buffer B (LANGUAGE §9.4: value,
-index or control not uniform; warp-uniform counts) to a CTA-wide read of B (§9.5: a copy's
-source, a sweep's operands, a tile built-in's operands, an atomic's element; through views)
-that passes no `barrier()` statement, following loops through their back edges (§9.6). A path
-through a `for` loop's back edge is dropped when z3 proves no later iteration can read what an
-earlier one stored (a store only in the last iteration, a loop that runs once).
+What it flags: a feasible control-flow path from a per-thread store to buffer B (LANGUAGE §9.4:
+value, index or control not uniform; warp-uniform counts) to a CTA-wide read of B (§9.5: a
+copy's source, a sweep's operands, a tile built-in's operands, an atomic's element; through
+views) that passes no `barrier()` statement, following loops through their back edges (§9.6).
+Paths follow the order a statement runs in (§6): a barrier inside a call, on the right of
+`&&`/`||` or in a `while` condition is on a path only where it runs. A path is dropped only
+when z3 proves no execution takes it: a store only in the last iteration, a loop that runs at
+most once, a barrier skipped only before anything was stored, a loop of barriers that provably
+runs. What z3 cannot settle within its fixed limit stays, with a note saying so.
 
 Why it matters: the CTA-wide read takes elements that other threads stored; without a barrier
 those stores may not have landed, and the read sees stale data at random.
@@ -45,13 +48,13 @@ RULE = Rule("PH303", "read-after-per-thread-store", "error", "What needs every t
 def query(facts):
     seen = set()
     out = []
-    for store, op_id, buf, name, loop in facts.derived.unsynced:
+    for store, op_id, buf, name, loop, undecided in facts.derived.unsynced:
         op = facts.ops[op_id]
         key = (op.node, buf)
         if key in seen:
             continue
         seen.add(key)
-        out.append((facts, store, op, buf, name, loop))
+        out.append((facts, store, op, buf, name, loop, undecided))
     return out
 
 
@@ -67,7 +70,7 @@ def _why_per_thread(facts, store):
 
 
 def diagnose(match) -> Diagnostic:
-    facts, store, op, buf, name, loop = match
+    facts, store, op, buf, name, loop, undecided = match
     key, what, kind = _why_per_thread(facts, store)
     labels, _ = chain_labels(facts, key)
     between = "lanes" if kind == VARYING else "warps"
@@ -89,6 +92,9 @@ def diagnose(match) -> Diagnostic:
         word = 5 if loop.kind == "while" else 3          # `while` / `for`
         labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + word),
                             "and the read comes in a later iteration, through the loop's back edge"))
+    if undecided:
+        notes.append("z3 could not decide within its resource limit whether this path can be taken, "
+                     "so it is kept (LANGUAGE §9.6)")
     element = element_read(op)
     return Diagnostic(RULE.code, f"`{op.name}` reads `{name}` after a per-thread store to it with no "
                       "`barrier()` between", op.span,

@@ -74,7 +74,8 @@ def _back_edges_ignored():
         facts.back_edges.clear()
 
     def unsynced(facts, derived):
-        return [p for p in real_paths(facts, derived) if p[4] is None]
+        out, dropped = real_paths(facts, derived)
+        return [p for p in out if p[4] is None], dropped
     with mock.patch.object(control, "emit", emit), mock.patch.object(paths, "unsynced_paths", unsynced):
         yield
 
@@ -89,8 +90,8 @@ def _drop_conditions(facts):
 
 @contextmanager
 def _z3_drops_every_path():
-    from phobos_tools.analyzer.facts import loops
-    with mock.patch.object(loops.LoopChecker, "infeasible", lambda self, loop, s, r: True):
+    from phobos_tools.analyzer.facts import feasible
+    with mock.patch.object(feasible.PathQuestions, "feasible", lambda self, s, r, carrier, segments: (False, False)):
         yield
 
 
@@ -128,16 +129,17 @@ def _drop_call_results(facts):
     facts.call_result.clear()
 
 
-@contextmanager
-def _short_circuit_guards_ignored():
-    from phobos_tools.analyzer.facts import operations
-    real = operations.emit
+def _short_circuit_guards_ignored(facts):
+    """The left side of `&&`/`||` no longer decides where the right side runs: its condition node
+    branches on nothing (an `if`/`while` condition's last operand, and loop bounds, still do)."""
+    from phobos_tools.analyzer.cfg import COND
+    from phobos_tools.analyzer.syntax import ast as A
+    sites = facts.cfg.sites
 
-    def emit(cfg, facts):
-        real(cfg, facts)
-        facts.guard.clear()
-    with mock.patch.object(operations, "emit", emit):
-        yield
+    def left_operand(p):
+        site = sites[p]
+        return site.kind == COND and site.whole_condition is None and not isinstance(site.ast, A.For)
+    facts.cond[:] = [(p, v) for p, v in facts.cond if not left_operand(p)]
 
 
 @contextmanager
@@ -166,10 +168,10 @@ def _store_control_ignored():
                 if any(of(("v", v)) for v in st.indices) or (st.value is not None and of(("v", st.value)))]
         if len(kept) != len(out.per_thread_stores):
             out.per_thread_stores = kept
-            out.unsynced = []
+            out.unsynced, out.dropped = [], []
             if kept:
                 from phobos_tools.analyzer.facts.paths import unsynced_paths
-                out.unsynced = unsynced_paths(facts, out)
+                out.unsynced, out.dropped = unsynced_paths(facts, out)
         return out
     from phobos_tools.analyzer import analysis
     with mock.patch.object(analysis, "solve", solve):
@@ -198,14 +200,14 @@ MUTANTS = [
     Mutant("warp-uniform-is-uniform", "warp-uniform sources treated as uniform", _warp_uniform_is_uniform),
     Mutant("no-back-edges", "loop back edges ignored by the barrier paths", _back_edges_ignored),
     Mutant("no-early-exits", "break/continue/return raise nothing", _after_control_emit(_drop_early_exits)),
-    Mutant("z3-drops-all", "z3 pruning drops every loop-carried path", _z3_drops_every_path),
+    Mutant("z3-drops-all", "z3 drops every barrier-free path", _z3_drops_every_path),
     Mutant("var-flow-sensitive", "a var's kind from its first assignment only",
            _after_dataflow_emit(_var_kind_from_first_assignment)),
     Mutant("no-conditions", "if/while conditions and for bounds give no control kind",
            _after_control_emit(_drop_conditions)),
     Mutant("no-loop-bounds", "a loop variable ignores its bounds", _after_dataflow_emit(_drop_loop_bounds)),
     Mutant("no-call-results", "a function's result is always uniform", _after_dataflow_emit(_drop_call_results)),
-    Mutant("no-guards", "&& / || guards ignored", _short_circuit_guards_ignored),
+    Mutant("no-guards", "&& / || guards ignored", _after_control_emit(_short_circuit_guards_ignored)),
     Mutant("no-barriers", "barrier() does not cut paths", _barriers_ignored),
     Mutant("store-control-ignored", "a store under per-thread control is not per-thread", _store_control_ignored),
     Mutant("lane-ops-off-by-one", "PH304/PH305 compare against warp-uniform instead of varying",

@@ -50,7 +50,8 @@ KINDS_SOLVER = "analyzer/facts/derive.py:kind_solver"
 SOURCES = "analyzer/facts/atoms.py:CTX_KINDS analyzer/facts/ctx.py:emit"
 CONTROL = "analyzer/facts/control.py:emit analyzer/cfg.py:raises " + KINDS_SOLVER
 PATHS = "analyzer/facts/paths.py:unsynced_paths analyzer/facts/derive.py:per_thread_stores"
-Z3 = "analyzer/facts/loops.py:LoopChecker"
+Z3 = "analyzer/facts/feasible.py:PathQuestions"
+CFG = "analyzer/cfg.py:Builder"
 
 SENTENCES = [
     # ---- per-thread-values.md, opening and figure
@@ -192,6 +193,25 @@ SENTENCES = [
     S("lane.example", PAGE, "Lane-level operations",
       "A lane collective may sit inside if col < N { .. } when col is warp-uniform, but not inside "
       "if ctx.lane < 16 { .. }.", "PH305", "", ENFORCED),
+    # ---- LANGUAGE §6: evaluation order
+    S("L6.order", LANG, "§6", "A statement runs its parts in one fixed order, which the checker's CFG, the "
+      "simulator and the lowering all follow: a barrier, a collective, an atomic or an inlined call inside an "
+      "expression happens exactly at its place in this order.", "evaluation order",
+      CFG + " analyzer/facts/plan.py:make_plan", INFERENCE),
+    S("L6.assign", LANG, "§6", "An assignment to an element or slice evaluates the target's subscripts first, "
+      "left to right, then the right side; a compound assignment then reads the target, then writes it.",
+      "evaluation order", CFG, INFERENCE),
+    S("L6.binary", LANG, "§6", "A binary operator evaluates its left operand completely before its right; && "
+      "and || evaluate the right side only when the left does not decide, wherever they stand (a condition, "
+      "a let, an argument, under !).", "evaluation order", CFG, INFERENCE),
+    S("L6.call", LANG, "§6", "A call, built-in or generic call evaluates its arguments left to right, then "
+      "itself (an inlined function's body runs there); a subscript evaluates its indices before the access.",
+      "evaluation order", CFG, INFERENCE),
+    S("L6.where", LANG, "§6", "where(c, a, b) evaluates c, a and b, in that order, and selects: it does not "
+      "branch.", "evaluation order", CFG, INFERENCE),
+    S("L6.loops", LANG, "§6", "A for loop evaluates its bounds once, before the first iteration; a while loop "
+      "evaluates its whole condition before every iteration, calls included.", "evaluation order", CFG,
+      INFERENCE),
     # ---- LANGUAGE §8: the class table
     S("L8.per-thread", LANG, "§8",
       "per-thread operations (scalar arithmetic, math, loads, stores, runs, if/for/while, exits): any "
@@ -230,26 +250,52 @@ SENTENCES = [
     S("L9.3", LANG, "§9.3", "Control kind of a statement: the join of the kinds of every enclosing if/while "
       "condition and for bounds, raised by early exits.", "control kind", CONTROL, INFERENCE),
     S("L9.3a", LANG, "§9.3", "A break under K raises every statement of its loop, those before it and the "
-      "loop's condition included; after the loop, control is as before the loop.", "early exits", CONTROL,
-      INFERENCE),
+      "loop's condition included (a while condition, calls and operations in it included; a for loop's bounds "
+      "run once, before the loop, and are not raised); after the loop, control is as before the loop.",
+      "early exits", CONTROL, INFERENCE),
     S("L9.3b", LANG, "§9.3", "A continue under K raises the statements after it in the same iteration, to the "
       "end of the body.", "early exits", CONTROL, INFERENCE),
     S("L9.3c", LANG, "§9.3", "A return under K in a kernel raises the rest of the kernel and every statement "
-      "of each enclosing loop.", "early exits", CONTROL, INFERENCE),
+      "of each enclosing loop, its while condition included.", "early exits", CONTROL, INFERENCE),
     S("L9.3d", LANG, "§9.3", "A return in a function raises the rest of that function and of the loops "
       "inside it.", "early exits", CONTROL, INFERENCE),
+    S("L9.3e", LANG, "§9.3", "An operation on the right of && or || runs under the join of its statement's "
+      "control and the kind of the left side.", "short-circuit control", CFG + " " + CONTROL,
+      INFERENCE),
     S("L9.4", LANG, "§9.4", "Per-thread store: value, any index, or control not uniform (warp-uniform "
       "counts); a store uniform in all three needs no barrier.", "PH303", PATHS, ENFORCED),
     S("L9.5", LANG, "§9.5", "CTA-wide reads: a copy's source, a sweep's operands (a compound target too), "
       "tile built-ins' operands, an atomic's or load_acquire's element; store_release, barrier(), CTA "
       "collectives and let views read nothing; a view reads its buffer; distinct tensors do not alias.",
       "PH303", "analyzer/facts/operations.py:_add analyzer/facts/derive.py:cta_reads", ENFORCED),
-    S("L9.6a", LANG, "§9.6", "The barrier rule is a path property, following loops through their back edges; "
-      "only barrier() cuts a path (not the barriers inside tile operations).", "PH303", PATHS, ENFORCED),
-    S("L9.6b", LANG, "§9.6", "A path through a loop's back edge is dropped only when z3 proves no iterations "
-      "i < i' have the store's guard at i and the read's at i'.", "PH303", Z3, ENFORCED),
+    S("L9.6a", LANG, "§9.6", "The barrier rule is a path property: broken when a feasible control-flow path "
+      "runs from a per-thread store to B to a CTA-wide read of B without passing a barrier() statement, "
+      "following loops through their back edges; only barrier() cuts a path (not the barriers inside tile "
+      "operations).", "PH303", PATHS, ENFORCED),
+    S("L9.6-grain", LANG, "§9.6", "Paths are taken at the grain of §6's evaluation order: a barrier inside an "
+      "inlined call, on the right of &&, or in a while condition is on the path only where it runs.", "PH303",
+      CFG + " " + PATHS, ENFORCED),
+    S("L9.6b", LANG, "§9.6", "A path is dropped only when z3 proves it infeasible: that no execution takes "
+      "every branch decision along it.", "PH303", Z3 + " " + PATHS, ENFORCED),
+    S("L9.6-loops", LANG, "§9.6", "z3 is told each loop's variable and bounds (lo <= i < hi, i = lo + n * step) "
+      "for every iteration the path visits, with iterations ordered (i < i' across a back edge); a loop whose "
+      "bounds prove it runs at least once cannot be left before its first iteration.", "PH303",
+      Z3 + " analyzer/facts/feasible.py:_bounds", ENFORCED),
+    S("L9.6-conditions", LANG, "§9.6", "z3 is told the condition of every branch the path takes, or its "
+      "negation: if/while conditions, the left sides of &&/||, loop tests, and the conditions of the break, "
+      "continue and return the path goes past or through.", "PH303",
+      "analyzer/facts/feasible.py:_forced analyzer/facts/feasible.py:_flow analyzer/facts/feasible.py:_guard", ENFORCED),
+    S("L9.6-constants", LANG, "§9.6", "z3 is told the constants (literals, -D and @autotune values, ctx.threads, "
+      "ctx.warps, ctx.lanes), the ranges of ctx.block and ctx.thread with ctx.warp and ctx.lane derived from it, "
+      "let bindings as equalities and @aligned(D = n) as D % n == 0; anything else is a fresh unknown at each "
+      "occurrence; integer arithmetic is exact in the type's width (wrapping).", "PH303",
+      "analyzer/facts/feasible.py:_term_of analyzer/facts/feasible.py:_ctx analyzer/facts/feasible.py:_wrap",
+      ENFORCED),
+    S("L9.6-examples", LANG, "§9.6", "Accepted: a store only in the last iteration; a loop that runs at most "
+      "once; a barrier skipped only in the first iteration, before anything was stored; for i in range(0, 2) "
+      "{ barrier() } between the store and the read.", "PH303", Z3, ENFORCED),
     S("L9.6c", LANG, "§9.6", "z3 runs under a fixed rlimit, not a wall-clock timeout; undecided means the "
-      "path stays.", "PH303", "analyzer/facts/loops.py:RLIMIT", ENFORCED),
+      "path stays, and the diagnostic says so in a note.", "PH303", "analyzer/facts/feasible.py:RLIMIT", ENFORCED),
     S("L9.7a", LANG, "§9.7", "Scalar operands of a CTA-wide operation include slice offsets and ends, a "
       "scalar a sweep broadcasts, an atomic's index and value.", "PH302", "analyzer/facts/operations.py:operand",
       ENFORCED),

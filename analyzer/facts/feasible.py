@@ -1,0 +1,610 @@
+"""z3 for the barrier rule's feasible paths (LANGUAGE §9.6).
+
+A store-to-read path that avoids every barrier is dropped only when z3 proves that no execution
+takes every branch decision along it. The paths are grouped by the iterations they run in: a
+*direct* path (s to r within the same iteration of every loop around both) is one segment; a
+path *carried* by a loop L (s to L's latch, its back edge, L's header to r, in a later
+iteration) is two, the iterations between them left free. A segment is told to z3 as a flow:
+one boolean per node and per edge of the barrier-free graph between its ends, some path of them
+from start to end, and each edge it takes out of a condition implying that condition (or its
+negation). The conditions that dominate the store in the whole graph (networkx's dominators:
+the `if .. { continue }` before it) are told as facts. Without cycles this is exact; where a
+segment may go round a loop, each decision in it gets an iteration of its own, which only keeps
+more paths: a path is dropped only on `unsat` (sound).
+
+Each decision is translated in its iteration: a loop around both ends runs the same iteration
+at both (one symbol); a carried path's loop runs i at the store and i' > i at the read; a loop
+the segment enters runs its first iteration (`lo`), unless the segment may go round it, when
+every decision in it gets an iteration of its own. A loop variable lies in its bounds
+(`lo <= i < hi`, on the `step` grid when the step is a constant), a `let` stands for its
+initializer, a function's parameter for its argument, `ctx.threads`/`warps`/`lanes` are the
+launch's constants and `ctx.thread`/`warp`/`lane`/`block` symbols in their ranges, `-D` and
+`@autotune` values constants, tensor extents and scalar parameters symbols in their type's
+range (`@aligned(D = n)`: `D % n == 0`); anything else (a `var`, a load, a call's result, a
+float) is a fresh symbol at each occurrence. Integer `+ - * / % << >>` wrap in their type's
+width (two's complement, as the lowering computes them).
+
+z3 runs under a fixed resource limit per question (``RLIMIT``), never a wall-clock timeout, so
+verdicts do not depend on machine load; "unknown" keeps the path, marked undecided. Questions
+are deduplicated by their formula, and a question with nothing to decide is never asked.
+"""
+
+from __future__ import annotations
+
+from ..cfg import COND
+from ..syntax import ast as A
+from ..types import Scalar
+
+RLIMIT = 2_000_000       # z3 resource units per question: fixed, so verdicts are reproducible
+MAX_DEPTH = 24           # how deep `let` initializers and arguments are substituted
+
+I32_MAX = (1 << 31) - 1
+_RANGES = {"i8": (-128, 127), "u8": (0, 255), "i32": (-I32_MAX - 1, I32_MAX), "i64": (-(1 << 63), (1 << 63) - 1),
+           "bool": (0, 1)}
+_COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def _type_range(t) -> tuple[int, int]:
+    return _RANGES.get(t.name, _RANGES["i64"]) if isinstance(t, Scalar) else _RANGES["i64"]
+
+
+class Frame:
+    """The iterations one segment of a path runs in: ``fixed`` maps a loop id to the z3 term of
+    its variable at every visit of the segment; ``cycling`` holds the loops the segment may go
+    round (each decision in one of them gets a fresh iteration); any other loop the segment
+    meets runs its first iteration."""
+
+    __slots__ = ("fixed", "cycling", "memo")
+
+    def __init__(self, fixed: dict, cycling: frozenset = frozenset()):
+        self.fixed = fixed
+        self.cycling = cycling
+        self.memo: dict = {}
+
+
+class PathQuestions:
+    """The feasible-path questions of one kernel (its facts), with their answers."""
+
+    def __init__(self, facts):
+        self.facts = facts
+        self.cfg = facts.cfg
+        self.kinfo = facts.cfg.kernel
+        self._z3 = None
+        self._idom = None
+        self._answers: dict = {}        # formula key -> (feasible, undecided)
+        self._symbols: dict = {}        # key -> (z3 symbol, range constraint)
+        self.fresh = 0
+        self.questions = 0              # solver checks made
+
+    @property
+    def z3(self):
+        if self._z3 is None:
+            import z3
+            self._z3 = z3
+        return self._z3
+
+    # ---------------------------------------------------------------- the question
+    def feasible(self, store: int, read: int, carrier, segments) -> tuple[bool, bool]:
+        """May a barrier-free path from ``store`` to ``read`` be taken? ``carrier``: None for a
+        direct path, else the Loop whose back edge it crosses; ``segments``: the path's segments
+        in the graph without barriers, each (start, exits, nodes, removed back edges), the
+        exits (node, label of the edge it leaves by) (paths.py computes them). Returns
+        (feasible, undecided)."""
+        z3 = self.z3
+        sites = self.cfg.sites
+        s_loops = sites[store].loops
+        self._used = []                 # (loop, iteration symbol, inside the body?, frame)
+        self._ranges = {}
+        self.fresh = 0                  # fresh symbols are named per question: equal questions
+        constraints = []                # make equal formulas, asked once
+        if carrier is None:
+            common = _common(s_loops, sites[read].loops)
+            fixed_s = {l: self._iteration(l, "c") for l in common}
+            fixed_s.update({l: self._iteration(l, "s") for l in s_loops if l not in fixed_s})
+            sides = [fixed_s]
+        else:
+            m = s_loops.index(carrier.id)
+            outer = {l: self._iteration(l, "c") for l in s_loops[:m]}
+            fixed_s = dict(outer)
+            fixed_s[carrier.id] = i_s = self._iteration(carrier.id, "s")
+            fixed_s.update({l: self._iteration(l, "s") for l in s_loops[m + 1:]})
+            fixed_r = dict(outer)
+            fixed_r[carrier.id] = i_r = self._iteration(carrier.id, "r")
+            sides = [fixed_s, fixed_r]
+            if i_s is not None:
+                constraints.append(i_s < i_r)
+        for fixed in sides:
+            frame = Frame(fixed)
+            for l, t in fixed.items():
+                if t is not None:
+                    self._used.append((self.cfg.loops[l], t, True, frame))
+        # the store runs: the decisions that dominate it, in its own iterations (a loop before it
+        # may have run any number of iterations, barriers or not)
+        guard_frame = Frame(fixed_s, frozenset(l.id for l in self.cfg.loops if l.id not in fixed_s))
+        for d, taken in self._guard(store):
+            c = self._decision(d, taken, guard_frame)
+            if c is not None:
+                constraints.append(c)
+        frames = []
+        for (start, exits, nodes, removed), fixed in zip(segments, sides):
+            cycling = frozenset(_cycling_loops(self.cfg, nodes, removed))
+            frames.append(Frame({l: t for l, t in fixed.items() if l not in cycling}, cycling))
+        # first the cheap question: the decisions every path of each segment must take (the
+        # conditions on its end's dominator chain left with one way out): these follow from the
+        # full question below, so their `unsat` drops the path already, and they repeat across
+        # stores and reads (deduplicated)
+        forced = list(constraints)
+        for (start, exits, nodes, removed), frame in zip(segments, frames):
+            for d, taken in _forced(self.cfg, start, exits, nodes, removed):
+                c = self._decision(d, taken, frame)
+                if c is not None:
+                    forced.append(c)
+        unsure = False
+        if not all(z3.is_true(z3.simplify(c)) for c in forced):
+            feasible, unsure = self._cached(forced)
+            if not feasible:
+                return False, False
+        # then the whole of it: some path through each segment, every branch it takes with its
+        # condition (two ways round a barrier, each infeasible on its own)
+        flows = []
+        for tag, ((start, exits, nodes, removed), frame) in enumerate(zip(segments, frames)):
+            flows += self._flow(tag, start, exits, nodes, removed, frame)
+        if not flows:
+            return True, unsure
+        return self._cached(forced + flows)
+
+    def _cached(self, constraints) -> tuple[bool, bool]:
+        constraints = constraints + self._bounds() + list(self._ranges.values())
+        # z3 shares equal terms while one of them lives: keeping each question's constraints
+        # alive with its answer makes an equal question find the same ids
+        key = tuple(sorted(c.get_id() for c in constraints))
+        got = self._answers.get(key)
+        if got is None:
+            got = self._answers[key] = (self._ask(constraints), constraints)
+        return got[0]
+
+    def _ask(self, constraints) -> tuple[bool, bool]:
+        z3 = self.z3
+        solver = z3.Solver()
+        solver.set("rlimit", RLIMIT)
+        solver.add(*constraints)
+        self.questions += 1
+        try:
+            got = solver.check()
+        except z3.Z3Exception:
+            return True, True
+        if got == z3.unsat:
+            return False, False
+        return True, got != z3.sat
+
+    # ---------------------------------------------------------------- decisions
+    def _guard(self, node: int) -> list:
+        """The branch decisions every path from the kernel's entry to ``node`` takes: an edge
+        (d, x) such that x dominates ``node`` and d is x's only predecessor."""
+        if self._idom is None:
+            import networkx as nx
+            self._idom = nx.immediate_dominators(self.cfg.graph, self.cfg.entry)
+        idom = self._idom
+        pred = self.cfg.graph.pred
+        out = []
+        x = node
+        entry = self.cfg.entry
+        while x != entry and x in idom:
+            d = idom[x]
+            ins = pred[x]
+            if len(ins) == 1 and d in ins:
+                taken = ins[d].get("taken")
+                if taken is not None and "back" not in ins[d]:
+                    out.append((d, taken))
+            if d == x:
+                break
+            x = d
+        return out
+
+    def _flow(self, tag: int, start: int, exits, nodes, removed, frame: Frame) -> list:
+        """The segment as a formula: some path from ``start`` through ``nodes`` to one of the
+        ``exits`` (a node and the label of the edge it leaves by), each edge the path takes
+        implying its branch's condition. Exact where the segment has no cycle; around a loop the
+        segment goes round it only keeps more paths (sound). Empty when no branch says
+        anything."""
+        z3 = self.z3
+        sites = self.cfg.sites
+        succ = self.cfg.graph.succ
+        ins: dict = {}
+        outs: dict = {}
+        implied = []
+        decided = False
+
+        def edge(u, v, taken):
+            nonlocal decided
+            x = z3.Bool(f"x{tag}_{u}_{v}")
+            outs.setdefault(u, []).append(x)
+            ins.setdefault(v, []).append(x)
+            implied.append(z3.Implies(x, z3.And(y(u), y(v))))
+            if taken is not None:
+                c = self._decision(u, taken, frame)
+                if c is not None and not z3.is_true(z3.simplify(c)):
+                    implied.append(z3.Implies(x, c))
+                    decided = True
+
+        def y(n):
+            return z3.Bool(f"y{tag}_{n}")
+        for n in nodes:
+            for m, d in succ[n].items():
+                if m in nodes and d.get("back") not in removed:
+                    edge(n, m, d.get("taken"))
+        for e, taken in exits:
+            if e in nodes:
+                edge(e, "sink", taken)
+        if not decided:
+            return []
+        out = [y(start), y("sink")]
+        for n in list(nodes) + ["sink"]:
+            if n != start:
+                out.append(z3.Implies(y(n), z3.Or(ins.get(n, []))))
+            if n != "sink":
+                out.append(z3.Implies(y(n), z3.Or(outs.get(n, []))))
+        return out + implied
+
+    def _decision(self, d: int, taken: bool, frame: Frame):
+        """The z3 constraint of taking edge ``taken`` out of condition node ``d``, or None when
+        nothing can be said (a condition of fresh symbols only)."""
+        z3 = self.z3
+        site = self.cfg.sites[d]
+        if site.kind != COND:
+            return None
+        if isinstance(site.ast, A.For):
+            loop = self.cfg.loops[site.loop_header_of]
+            i = self._loop_var(loop, frame, in_body=taken)
+            hi = self._bound(loop, 1, frame)
+            if i is None or hi is None:
+                return None
+            c = i < hi
+            return c if taken else z3.Not(c)
+        fresh = self.fresh
+        b = self._bool(site.ast, site.inst, frame, 0)
+        if self.fresh != fresh and not _mentions_known(b, z3):
+            return None
+        return b if taken else z3.Not(b)
+
+    # ---------------------------------------------------------------- loops
+    def _iteration(self, loop_id: int, tag: str):
+        """The symbol of a `for` loop's variable in one iteration (None for a `while`)."""
+        if self.cfg.loops[loop_id].kind != "for":
+            return None
+        return self.z3.Int(f"i{loop_id}_{tag}")
+
+    def _loop_var(self, loop, frame: Frame, in_body: bool = True):
+        """The loop's variable at a visit in ``frame``: its fixed iteration, a fresh one (a loop
+        the segment goes round), or its first (`lo`)."""
+        if loop.kind != "for":
+            return None
+        if loop.id in frame.fixed:
+            return frame.fixed[loop.id]
+        if loop.id in frame.cycling:
+            self.fresh += 1
+            t = self.z3.Int(f"i{loop.id}_k{self.fresh}")
+            self._used.append((loop, t, in_body, frame))
+            return t
+        return self._bound(loop, 0, frame)
+
+    def _bound(self, loop, which: int, frame: Frame):
+        """lo (0), hi (1) or step (2) of a `for` loop, as evaluated before it (in ``frame``)."""
+        args = loop.ast.args
+        if which >= len(args):
+            return self.z3.IntVal(1) if which == 2 else None
+        return self._term(args[which], loop.inst, frame, 0)
+
+    def _bounds(self) -> list:
+        """Every iteration symbol within its loop's bounds (as evaluated in the iterations of the
+        loops around it) and on its step grid."""
+        out = []
+        for loop, t, in_body, frame in self._used:
+            lo = self._bound(loop, 0, frame)
+            hi = self._bound(loop, 1, frame)
+            if lo is not None:
+                out.append(t >= lo)
+                step = _constant(loop.ast.args[2], loop.inst) if len(loop.ast.args) > 2 else 1
+                if isinstance(step, int) and step > 1:
+                    out.append((t - lo) % step == 0)
+            if hi is not None and in_body:
+                out.append(t < hi)
+        return out
+
+    # ---------------------------------------------------------------- expressions
+    def _fresh_int(self):
+        self.fresh += 1
+        return self.z3.Int(f"opaque{self.fresh}")
+
+    def _fresh_bool(self):
+        self.fresh += 1
+        return self.z3.Bool(f"opaqueb{self.fresh}")
+
+    def _shared(self, key, lo: int, hi: int):
+        """A symbol the same all along the path (a parameter, an extent, the thread's `ctx`),
+        within [lo, hi]."""
+        got = self._symbols.get(key)
+        z3 = self.z3
+        if got is None:
+            t = z3.Int("_".join(str(k) for k in key))
+            got = self._symbols[key] = (t, z3.And(t >= lo, t <= hi))
+        self._ranges[key] = got[1]
+        return got[0]
+
+    def _bool(self, e, inst, frame: Frame, depth: int):
+        key = ("b", id(e), id(inst), depth)
+        got = frame.memo.get(key)
+        if got is not None:
+            return got
+        fresh = self.fresh
+        got = self._bool_of(e, inst, frame, depth)
+        if self.fresh == fresh:
+            frame.memo[key] = got
+        return got
+
+    def _term(self, e, inst, frame: Frame, depth: int):
+        key = ("t", id(e), id(inst), depth)
+        got = frame.memo.get(key)
+        if got is not None:
+            return got
+        fresh = self.fresh
+        got = self._term_of(e, inst, frame, depth)
+        if self.fresh == fresh:
+            frame.memo[key] = got
+        return got
+
+    def _bool_of(self, e, inst, frame, depth):
+        z3 = self.z3
+        if depth > MAX_DEPTH:
+            return self._fresh_bool()
+        t = type(e)
+        if t is A.BoolLit:
+            return z3.BoolVal(e.value)
+        if t is A.Unary and e.op == "!":
+            return z3.Not(self._bool(e.operand, inst, frame, depth + 1))
+        if t is A.Binary:
+            if e.op == "&&":
+                return z3.And(self._bool(e.lhs, inst, frame, depth + 1), self._bool(e.rhs, inst, frame, depth + 1))
+            if e.op == "||":
+                return z3.Or(self._bool(e.lhs, inst, frame, depth + 1), self._bool(e.rhs, inst, frame, depth + 1))
+            if e.op in _COMPARE:
+                lt, rt = inst.types.get(id(e.lhs)), inst.types.get(id(e.rhs))
+                if isinstance(lt, Scalar) and isinstance(rt, Scalar):
+                    if lt.is_int and rt.is_int:
+                        a = self._term(e.lhs, inst, frame, depth + 1)
+                        b = self._term(e.rhs, inst, frame, depth + 1)
+                    elif lt.name == "bool" and rt.name == "bool" and e.op in ("==", "!="):
+                        a = self._bool(e.lhs, inst, frame, depth + 1)
+                        b = self._bool(e.rhs, inst, frame, depth + 1)
+                    else:
+                        return self._fresh_bool()
+                    return {"==": lambda: a == b, "!=": lambda: a != b, "<": lambda: a < b,
+                            "<=": lambda: a <= b, ">": lambda: a > b, ">=": lambda: a >= b}[e.op]()
+        if t is A.Name:
+            sub = self._substitute(e, inst, frame, depth)
+            if sub is not None:
+                return self._bool(sub[0], sub[1], frame, depth + 1)
+            b = inst.resolution.get(id(e))
+            if b is not None and b.kind == "const" and isinstance(b.const_value, bool):
+                return z3.BoolVal(b.const_value)
+            if b is not None and b.kind == "param" and inst.kind == "kernel":
+                return self._shared(("b", b.uid), 0, 1) == 1
+        if t is A.Call and e.func == "where" and id(e) not in inst.calls and len(e.args) == 3:
+            return z3.If(self._bool(e.args[0], inst, frame, depth + 1), self._bool(e.args[1], inst, frame, depth + 1),
+                         self._bool(e.args[2], inst, frame, depth + 1))
+        return self._fresh_bool()
+
+    def _term_of(self, e, inst, frame, depth):
+        z3 = self.z3
+        if depth > MAX_DEPTH:
+            return self._fresh_int()
+        t = type(e)
+        if t is A.IntLit:
+            return z3.IntVal(e.value)
+        if t is A.Name:
+            b = inst.resolution.get(id(e))
+            if b is None:
+                return self._fresh_int()
+            if b.kind in ("const", "function-dim") and isinstance(b.const_value, int) \
+                    and not isinstance(b.const_value, bool):
+                return z3.IntVal(b.const_value)
+            if b.kind == "loop":
+                loop_id = self.cfg.loop_of.get((id(b.node), id(inst)))
+                if loop_id is None:
+                    return self._fresh_int()
+                v = self._loop_var(self.cfg.loops[loop_id], frame)
+                return v if v is not None else self._fresh_int()
+            sub = self._substitute(e, inst, frame, depth)
+            if sub is not None:
+                return self._term(sub[0], sub[1], frame, depth + 1)
+            if b.kind in ("extent", "function-dim"):        # fixed for the whole launch
+                sym = self._shared(("x", b.name), 0, I32_MAX)
+                n = self.kinfo.aligned.get(b.name)
+                if n:
+                    self._ranges[("aligned", b.name)] = sym % n == 0
+                return sym
+            if b.kind == "param" and inst.kind == "kernel":
+                return self._shared(("b", b.uid), *_type_range(b.type))
+            return self._fresh_int()
+        if t is A.CtxPath:
+            return self._ctx(e.path)
+        if t is A.Unary and e.op == "-":
+            return self._wrap(-self._term(e.operand, inst, frame, depth + 1), e, inst)
+        if t is A.Binary and e.op in ("+", "-", "*", "/", "%", "<<", ">>"):
+            a = self._term(e.lhs, inst, frame, depth + 1)
+            b = self._term(e.rhs, inst, frame, depth + 1)
+            op = e.op
+            if op in ("<<", ">>"):
+                if not (z3.is_int_value(b) and 0 <= b.as_long() < 63):
+                    return self._fresh_int()
+                k = 1 << b.as_long()
+                if op == "<<":
+                    return self._wrap(a * k, e, inst)
+                return z3.If(a >= 0, a / k, -((-a + k - 1) / k))        # arithmetic: floor
+            if op == "+":
+                return self._wrap(a + b, e, inst)
+            if op == "-":
+                return self._wrap(a - b, e, inst)
+            if op == "*":
+                return self._wrap(a * b, e, inst)
+            if not (z3.is_int_value(b) and b.as_long() > 0):
+                return self._fresh_int()
+            q = z3.If(a >= 0, a / b, -((-a) / b))          # LANGUAGE §6: truncation toward zero
+            return q if op == "/" else a - b * q
+        if t is A.Call and id(e) not in inst.calls:
+            f = e.func
+            if f in ("i32", "i64", "i8", "u8") and len(e.args) == 1:
+                at = inst.types.get(id(e.args[0]))
+                if isinstance(at, Scalar) and at.is_int:
+                    return self._wrap(self._term(e.args[0], inst, frame, depth + 1), e, inst)
+            if f == "where" and len(e.args) == 3:
+                return z3.If(self._bool(e.args[0], inst, frame, depth + 1), self._term(e.args[1], inst, frame, depth + 1),
+                             self._term(e.args[2], inst, frame, depth + 1))
+            rt = inst.types.get(id(e))
+            if f in ("min", "max") and len(e.args) == 2 and isinstance(rt, Scalar) and rt.is_int:
+                a = self._term(e.args[0], inst, frame, depth + 1)
+                b = self._term(e.args[1], inst, frame, depth + 1)
+                return z3.If(a <= b, a, b) if f == "min" else z3.If(a >= b, a, b)
+        return self._fresh_int()
+
+    def _ctx(self, path):
+        z3 = self.z3
+        threads = self.kinfo.threads
+        if path == ("threads",):
+            return z3.IntVal(threads)
+        if path == ("warps",):
+            return z3.IntVal(threads // 32)
+        if path == ("lanes",):
+            return z3.IntVal(32)
+        thread = self._shared(("ctx", "thread"), 0, threads - 1)
+        if path == ("thread",):
+            return thread
+        if path == ("warp",):
+            return thread / 32
+        if path == ("lane",):
+            return thread % 32
+        if path[0] == "blocks":
+            return self._shared(("ctx", "blocks", path[1]), 1, I32_MAX)
+        if path[0] == "block":
+            b = self._shared(("ctx", "block", path[1]), 0, I32_MAX - 1)
+            self._ranges[("ctx<", path[1])] = b < self._shared(("ctx", "blocks", path[1]), 1, I32_MAX)
+            return b
+        return self._fresh_int()
+
+    def _substitute(self, name: A.Name, inst, frame, depth):
+        """What a name stands for, when it is a `let` (its initializer) or an inlined function's
+        parameter (its argument, in the caller): (expression, instance), or None."""
+        if depth >= MAX_DEPTH:
+            return None
+        b = inst.resolution.get(id(name))
+        if b is None:
+            return None
+        if b.kind == "let" and isinstance(b.node, A.Let) and isinstance(b.type, Scalar):
+            return b.node.value, inst
+        if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
+                and isinstance(b.node, A.Param) and isinstance(b.type, Scalar):
+            for k, p in enumerate(inst.node.params):
+                if p is b.node and k < len(inst.call_node.args):
+                    return inst.call_node.args[k], inst.parent
+        return None
+
+    def _wrap(self, x, e, inst):
+        """``x`` wrapped into the range of ``e``'s integer type (two's complement)."""
+        z3 = self.z3
+        t = inst.types.get(id(e))
+        name = t.name if isinstance(t, Scalar) else "i32"
+        bits = {"i64": 64, "i8": 8, "u8": 8}.get(name, 32)
+        signed = name != "u8"
+        full = 1 << bits
+        lo = -(full >> 1) if signed else 0
+        if z3.is_int_value(x):
+            return z3.IntVal((x.as_long() - lo) % full + lo)
+        return z3.If(z3.And(x >= lo, x < lo + full), x, (x - lo) % full + lo)
+
+
+# ---------------------------------------------------------------- helpers
+def _common(a: tuple, b: tuple) -> tuple:
+    j = 0
+    while j < len(a) and j < len(b) and a[j] == b[j]:
+        j += 1
+    return a[:j]
+
+
+def _constant(e, inst):
+    from ..constants import affine, constant_of
+
+    def const(n):
+        b = inst.resolution.get(id(n))
+        if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int) \
+                and not isinstance(b.const_value, bool):
+            return b.const_value
+        return None
+    return constant_of(affine(e, const, lambda n: None))
+
+
+def _mentions_known(b, z3) -> bool:
+    """Does the term mention anything but fresh symbols (a shared symbol, a loop iteration, a
+    constant comparison)? A condition over fresh symbols alone can go either way."""
+    stack = [b]
+    seen = set()
+    while stack:
+        x = stack.pop()
+        if x.get_id() in seen:
+            continue
+        seen.add(x.get_id())
+        if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
+            if not str(x).startswith("opaque"):
+                return True
+            continue
+        stack.extend(x.children())
+    return False
+
+
+def _cycling_loops(cfg, nodes, removed) -> set:
+    """The loops whose back edge lies within ``nodes`` (a segment may go round them)."""
+    out = set()
+    succ = cfg.graph.succ
+    for loop in cfg.loops:
+        if loop.id in removed or loop.header not in nodes:
+            continue
+        for latch in loop.latches:
+            if latch in nodes and loop.header in succ[latch]:
+                out.add(loop.id)
+                break
+    return out
+
+
+def _forced(cfg, start: int, exits, nodes, removed) -> list:
+    """The branch decisions every path from ``start`` to one of ``exits`` within ``nodes`` takes:
+    on the dominator chain of a virtual sink after the exits, each condition left with one way
+    out within the segment (any visit of it takes that way: the other leads nowhere near)."""
+    import networkx as nx
+
+    succ = cfg.graph.succ
+    sites = cfg.sites
+    h = nx.DiGraph()
+    h.add_node(start)
+    sink = -1
+    for n in nodes:
+        for m, d in succ[n].items():
+            if m in nodes and d.get("back") not in removed:
+                h.add_edge(n, m, taken=d.get("taken"))
+    for e, taken in exits:
+        if e in h:
+            h.add_edge(e, sink, taken=taken)
+    if sink not in h:
+        return []
+    idom = nx.immediate_dominators(h, start)
+    if sink not in idom:
+        return []
+    out = []
+    x = idom[sink]
+    while True:
+        if sites[x].kind == COND and len(h.succ[x]) == 1:
+            (only,) = h.succ[x].values()
+            if only.get("taken") is not None:
+                out.append((x, only["taken"]))
+        if x == start:
+            break
+        x = idom[x]
+    return out

@@ -1,0 +1,147 @@
+"""The execution plan of one kernel: what the lowering and the simulator must agree on, derived
+once from the analysis (its CFG and kinds), so that neither decides it on its own.
+
+- **Barriers before CTA-wide writes** (LANGUAGE §10: the lowering "puts one before a CTA-wide
+  write to a buffer that has per-thread stores since the last barrier, so writes after reads and
+  writes after writes are ordered too"). A forward may-analysis over the CFG's graph, in §6's
+  evaluation order: the state is the set of buffers with per-thread stores, or per-thread reads,
+  since the last node that runs `bar.sync` in every thread. A read counts because a warp that
+  comes late may still be reading what the tile operation of the warps ahead overwrites; every
+  store counts, a uniform one too (§9.4 lets a CTA-wide *read* after it go without a barrier, but
+  a warp reaching the store late would overwrite what the CTA-wide *write* wrote). What empties
+  the state: `barrier()`, every CTA-wide operation (it ends with one), the once-per-CTA
+  operations (they start and end with one), and a CTA collective that exchanges values through
+  shared memory. A tile operation fused into a statement's sweep runs no barrier before the
+  write, so only what the statement evaluates at nodes of its own (calls, atomics, collectives)
+  may empty it. Branches join by union; loops iterate to a fixpoint. The barrier goes right
+  before the write, after everything the statement evaluates first.
+- **Collectives that exchange data**: a lane collective over a value not already the same in
+  its warp, a CTA collective over a value not already uniform (LANGUAGE §10: otherwise the
+  lowering folds nothing and emits no shuffle or barrier); a CTA collective that exchanges in a
+  CTA of more than one warp meets at two barriers.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..builtins import ATOMICS, MEMORY_ORDER
+from ..cfg import OP
+from ..ops import LOAD, RUN_LOAD, STORE, OpClass
+from .schema import UNIFORM, WARP_UNIFORM
+
+_ONCE_PER_CTA = frozenset(ATOMICS) | frozenset(MEMORY_ORDER)
+
+
+class Plan:
+    """``barrier_before``: {(id(instance), id(statement or argument))} of the CTA-wide writes
+    that need a barrier first; ``exchanging``: {(id(collective), id(instance))} of the
+    collectives that exchange data; ``threads``: the CTA's size."""
+
+    def __init__(self, barrier_before: set, exchanging: set, threads: int):
+        self.barrier_before = barrier_before
+        self.exchanging = exchanging
+        self.threads = threads
+
+    def needs_barrier_before(self, stmt, inst) -> bool:
+        return (id(inst), id(stmt)) in self.barrier_before
+
+    def exchanges(self, collective, inst) -> bool:
+        """Does this collective exchange values between threads (shuffles, shared memory)?"""
+        return (id(collective), id(inst)) in self.exchanging
+
+    def meets_at_barriers(self, collective, inst) -> bool:
+        """Does this CTA collective synchronize the CTA (shared memory between two barriers)?"""
+        return self.threads > 32 and self.exchanges(collective, inst)
+
+
+def make_plan(facts) -> Plan:
+    derived = facts.derived
+    exchanging = set()
+    operand_of: dict = {}
+    for op_id, v in facts.operand:
+        operand_of.setdefault(op_id, v)
+    for op in facts.ops:
+        if op.cls is OpClass.LANE_COLLECTIVE or op.cls is OpClass.CTA_COLLECTIVE:
+            v = operand_of.get(op.id)
+            kind = derived.of(("v", v)) if v is not None else UNIFORM
+            if kind > (WARP_UNIFORM if op.cls is OpClass.LANE_COLLECTIVE else UNIFORM):
+                exchanging.add((id(op.ast), id(op.inst)))
+    threads = facts.cfg.kernel.threads
+    return Plan(_barriers_before(facts, exchanging, threads), exchanging, threads)
+
+
+def _barriers_before(facts, exchanging: set, threads: int) -> set:
+    cfg = facts.cfg
+    sites = cfg.sites
+    n = len(sites)
+    # per node: the buffers its per-thread work adds, whether it then empties the state, and
+    # (the buffers its CTA-wide write writes, its statement)
+    adds: list = [()] * n
+    syncs = [False] * n
+    writes: dict = {}
+    by_node: dict = {}
+    for op in facts.ops:
+        by_node.setdefault(op.node, []).append(op)
+    for node, ops in by_node.items():
+        site = sites[node]
+        inst_ops = site.inst.ops
+        added = []
+        for op in ops:
+            info = inst_ops.get(id(op.ast))
+            if info is None:
+                continue
+            if op.cls is OpClass.PER_THREAD:
+                if op.name in (LOAD, RUN_LOAD):
+                    added += info.reads
+                elif op.name == STORE:
+                    added += info.writes
+            elif op.cls is OpClass.CTA_WIDE and op.name != "slice":
+                # the node's own tile statement writes its target (a once-per-CTA operation
+                # starts with a barrier of its own, a computed argument's tile is fresh)
+                own = op.statement_level or (site.kind == OP and op.ast is site.ast)
+                if own and info.writes and getattr(op.ast, "func", None) not in _ONCE_PER_CTA:
+                    writes[node] = (tuple(info.writes), site.ast)
+                syncs[node] = True
+            elif op.cls is OpClass.CTA_COLLECTIVE and threads > 32 and (id(op.ast), id(op.inst)) in exchanging:
+                syncs[node] = True
+        adds[node] = tuple(added)
+    succ = [[] for _ in range(n)]
+    for a, b, _d in cfg.edges():
+        succ[a].append(b)
+    empty = frozenset()
+    state_in: list = [None] * n
+    state_in[cfg.entry] = empty
+    work = [cfg.entry]
+    marked = set()
+    # a worklist in node order: the nodes are made in evaluation order, so most states settle in
+    # one pass; a loop's header takes its back edge's state and goes round again while it grows
+    queued = {cfg.entry}
+    while work:
+        node = heapq.heappop(work)
+        queued.discard(node)
+        state = state_in[node]
+        if adds[node]:
+            state = state | frozenset(adds[node])
+        if syncs[node]:
+            state = empty
+        for m in succ[node]:
+            old = state_in[m]
+            new = state if old is None else old | state
+            if old is None or new != old:
+                state_in[m] = new
+                if m not in queued:
+                    queued.add(m)
+                    heapq.heappush(work, m)
+    for node, (bufs, stmt) in writes.items():
+        state = state_in[node]
+        if state is None:
+            continue                      # unreachable
+        if adds[node]:
+            state = state | frozenset(adds[node])
+        if any(b in state for b in bufs):
+            marked.add((id(sites[node].inst), id(stmt)))
+    return marked
+
+
+__all__ = ["Plan", "make_plan"]
