@@ -68,8 +68,9 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
         if result.semantics is not None and not any(d.severity == ERROR for d in diags):
             from .analysis import analyze_program, kinds_table
             from .resources import check as check_resources
-            diags.extend(check_resources(result.semantics, arch))
             result.analyses = analyze_program(result.semantics, diags)
+            # the shared-memory plan asks the analysis which collectives exchange data
+            diags.extend(check_resources(result.semantics, arch, result.analyses))
             result.kinds = kinds_table(result.analyses)
     diags.sort(key=Diagnostic.sort_key)
     return result

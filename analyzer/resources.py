@@ -1,27 +1,26 @@
 """Target resources (DESIGN.md, `phobos-check --arch`; LANGUAGE §2 `@launch`, §10 shared memory):
 what a kernel asks of the GPU that the target cannot give, found before phobos-build meets it.
 
-- **PH211** shared memory over the limit: the kernel's tiles (every `var` tile and materialized
-  `let`, in the kernel and in each function call inlined into it, rounded up to 16 bytes as the
-  lowering places them) need more shared memory than one CTA may use on the target; or
-  `@launch(T, minBlocks)` asks for more CTAs on one SM than its shared memory holds. The tile
-  declarations are the diagnostic's labels, largest first.
+- **PH211** shared memory over the limit: everything the build allocates (smem.py's plan: the
+  named tiles, the scratch of the statement that needs the most, the collectives' buffers; the
+  same bytes the lowering places) is more than one CTA may use on the target; or
+  `@launch(T, minBlocks)` asks for more CTAs on one SM than its shared memory holds. The
+  allocations are the diagnostic's labels, largest first. phobos-build checks first, so it
+  stops with this diagnostic rather than meet the limit itself.
 - **PH212** a launch size the target cannot run: `@launch(T, minBlocks)` asks for more threads on
   one SM than it has (`minBlocks * T`), or `@launch(T, minBlocks, maxRegs)` for more registers
   than a CTA or an SM has (`T * maxRegs`, `minBlocks * T * maxRegs` against 64K registers).
 
-The lowering adds scratch tiles of its own (tiles.py) and reports PH211 itself when those push
-a kernel over the limit; this check sees only what the source declares.
+``TARGETS`` is the project's one table of targets and their limits (the lowering reads it).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from . import smem
 from .diagnostics.model import Diagnostic, Label
-from .types import Tile, settle
-
-TILE_ALIGN = 16
+from .types import Tile
 
 
 @dataclass(frozen=True)
@@ -41,76 +40,51 @@ TARGETS = {
     "sm_90": Limits(232448, 233472, 2048),
 }
 
-_BYTES = {"bool": 1, "i8": 1, "u8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
-
 
 def tile_bytes(t: Tile) -> int:
-    n = _BYTES[settle(t.elem).name]
-    for d in t.shape:
-        n *= d
-    return (n + TILE_ALIGN - 1) // TILE_ALIGN * TILE_ALIGN
+    return smem.tile_bytes(t.elem, t.shape)
 
 
-@dataclass(frozen=True)
-class ArgumentTile:
-    """A tile the lowering allocates for a call: the one a computed tile argument (`f(t * 2.0)`)
-    is swept into before the call, or the one a function's tile result is returned in."""
-    what: str                  # as the label names it
-    span: object
-    type: Tile
+def plan(kinfo, analysis=None) -> smem.SharedPlan:
+    """The shared-memory plan of a checked kernel; ``analysis`` (its KernelAnalysis) says which
+    collectives exchange data, and is made here when not given."""
+    if analysis is None:
+        from .analysis import analyze_kernel
+        analysis = analyze_kernel(kinfo)
+    return smem.plan_kernel(kinfo, analysis)
 
 
-def declared_tiles(kinfo) -> list:
-    """(binding, bytes) of every tile the kernel allocates: `var` tiles and materialized `let`s
-    (a `let` view allocates nothing), in the kernel and each inlined call, and the tile of each
-    computed tile argument (an ArgumentTile)."""
-    from .sema_helpers import _is_plain_tile
-    out = []
-    for inst in kinfo.instance.tree():
-        for b in inst.bindings:
-            if b.kind in ("var", "let") and isinstance(b.type, Tile) and b.type.static:
-                out.append((b, tile_bytes(b.type)))
-        for callee in inst.calls.values():
-            call = callee.call_node
-            for p, a in zip(callee.node.params, call.args if call is not None else ()):
-                t = inst.types.get(id(a))
-                if p.type.kind == "tile" and isinstance(t, Tile) and t.static and not _is_plain_tile(a, inst):
-                    arg = ArgumentTile(f"`{p.name}` of `{callee.name}`", a.span, t)
-                    out.append((arg, tile_bytes(t)))
-            r = callee.ret_type
-            if call is not None and isinstance(r, Tile) and r.static:
-                out.append((ArgumentTile(f"the result of `{callee.name}`", call.span, r), tile_bytes(r)))
-    return out
-
-
-def check(program, arch: str = "sm_90") -> list[Diagnostic]:
+def check(program, arch: str = "sm_90", analyses=None) -> list[Diagnostic]:
     """PH211/PH212 diagnostics of every kernel of ``program`` (a semantics.ProgramInfo) on
     ``arch``. Raises ValueError for a target phobos-build does not know."""
     limits = TARGETS.get(arch)
     if limits is None:
         raise ValueError(f"unknown target {arch}; the targets are {', '.join(TARGETS)}")
     out = []
-    for kinfo in program.kernels:
-        out.extend(_kernel(kinfo, arch, limits))
+    analyses = analyses if analyses is not None and len(analyses) == len(program.kernels) else \
+        [None] * len(program.kernels)
+    for kinfo, analysis in zip(program.kernels, analyses):
+        out.extend(kernel_diagnostics(kinfo, plan(kinfo, analysis), arch))
     return out
 
 
-def _kernel(kinfo, arch: str, limits: Limits) -> list[Diagnostic]:
+def kernel_diagnostics(kinfo, p: smem.SharedPlan, arch: str) -> list[Diagnostic]:
+    """PH211/PH212 of one kernel whose shared-memory plan is ``p``."""
+    limits = TARGETS[arch]
     out = []
     name = kinfo.kernel.name
     span = kinfo.kernel.name_span
-    tiles = sorted(declared_tiles(kinfo), key=lambda x: -x[1])
-    total = sum(n for _, n in tiles)
-    labels = [Label(b.span, f"{b.what if isinstance(b, ArgumentTile) else f'`{b.name}`'}: {b.type.elem}"
-                            f"[{', '.join(str(d) for d in b.type.shape)}], {n:,} bytes")
-              for b, n in tiles]
+    live = p.at_peak()
+    total = p.total
+    labels = [Label(a.span, a.label) for a in live]
     if total > limits.shared_per_block:
         out.append(Diagnostic(
             "PH211", f"`{name}` needs {total:,} bytes of shared memory, over the {limits.shared_per_block:,} "
                      f"bytes a CTA may use on {arch}", span,
-            label=f"{len(tiles)} tile{'s' if len(tiles) != 1 else ''}, {total:,} bytes", chain=labels,
+            label=f"{len(live)} allocation{'s' if len(live) != 1 else ''}, {total:,} bytes", chain=labels,
             help="use smaller tiles, or fewer of them at once",
-            notes=["LANGUAGE §10: tiles live in shared memory, up to the target's limit"]))
+            notes=["LANGUAGE §10: tiles live in shared memory, up to the target's limit, and so do the "
+                   "temporaries of a tile statement (the scratch labels)"]))
     threads = kinfo.threads
     blocks = kinfo.min_blocks or 1
     if kinfo.min_blocks and total and blocks * total > limits.shared_per_sm:
@@ -139,4 +113,4 @@ def _kernel(kinfo, arch: str, limits: Limits) -> list[Diagnostic]:
     return out
 
 
-__all__ = ["check", "TARGETS", "Limits", "declared_tiles", "tile_bytes"]
+__all__ = ["check", "plan", "kernel_diagnostics", "TARGETS", "Limits", "tile_bytes"]

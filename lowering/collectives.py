@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..analyzer.facts.schema import WARP_UNIFORM
+from ..analyzer.smem import FOLD, FOLD_SLOTS, ONCE, ONCE_SLOTS
 from ..analyzer.types import BOOL, Scalar, settle
 from . import intrinsics as K
 from .ltypes import BYTES, DOUBLE, FLOAT, I1, I8, I16, I32T, I64, arith_type, convert, memory_ir, scalar_ir
@@ -121,11 +121,11 @@ def _times(o: K.Ops, v, t: Scalar, n: int):
     return o.b.mul(v, ir.Constant(scalar_ir(t), n))
 
 
-def lane_collective(o: K.Ops, op: str, v, t: Scalar, result_t: Scalar, kind: int):
+def lane_collective(o: K.Ops, op: str, v, t: Scalar, result_t: Scalar, exchanges: bool):
     """``op<over ctx.lane>(v)``: ``t`` the operand's type, ``result_t`` the collective's."""
     comp = BOOL if op in ("any", "all") else arith_type(result_t)
     x = convert(o.b, v, t, comp)
-    if kind <= WARP_UNIFORM:           # the same in every lane: nothing to exchange
+    if not exchanges:                  # the same in every lane (the plan says): nothing to exchange
         r = _times(o, x, comp, 32) if op == "sum" else x
     else:
         r = _warp_fold(o, op, x, comp)
@@ -147,21 +147,21 @@ def _identity(op: str, t: Scalar) -> ir.Constant:
     return ir.Constant(ty, -(1 << (bits - 1)) if op == "max" else (1 << (bits - 1)) - 1)
 
 
-def cta_collective(em, op: str, v, t: Scalar, result_t: Scalar, kind: int):
+def cta_collective(em, op: str, v, t: Scalar, result_t: Scalar, exchanges: bool):
     """``op<over ctx.thread>(v)``; ``em`` is the kernel emitter (builder, shared buffers)."""
     o = em.ops
     b = o.b
     comp = BOOL if op in ("any", "all") else arith_type(result_t)
     x = convert(b, v, t, comp)
     threads = em.threads
-    if kind == 0:                      # uniform: every thread holds the answer already
+    if not exchanges:                  # uniform (the plan says): every thread holds the answer already
         r = _times(o, x, comp, threads) if op == "sum" else x
         return convert(b, r, comp, result_t)
     r = _warp_fold(o, op, x, comp)
     warps = threads // 32
     if warps > 1:
         slot_ty = memory_ir(comp)
-        buf = em.shared_buffer("__phobos_fold", ir.ArrayType(I64, 32))
+        buf = em.smem.static_buffer(FOLD, "__phobos_fold", FOLD_SLOTS)          # one slot per warp
         lane = em.ctx(("lane",))
         warp = em.ctx(("warp",))
         is_lane0 = b.icmp_unsigned("==", lane, ir.Constant(I32T, 0))
@@ -199,7 +199,7 @@ def once_per_cta(em, perform, result_t: Scalar | None):
             perform()
         return None
     slot_ty = memory_ir(result_t)
-    buf = em.shared_buffer("__phobos_once", ir.ArrayType(I64, 1))
+    buf = em.smem.static_buffer(ONCE, "__phobos_once", ONCE_SLOTS)
     with b.if_then(is_first):
         r = perform()
         b.store(_to_slot(b, r, result_t), b.gep(buf, [ir.Constant(I32T, 0)], source_etype=slot_ty))

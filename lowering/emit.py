@@ -24,13 +24,13 @@ from ..analyzer.constants import affine, constant_of
 from ..analyzer.facts.atoms import expr_kind
 from ..analyzer.facts.schema import WARP_UNIFORM
 from ..analyzer.ops import OpClass
+from ..analyzer.smem import argument_key, plan_kernel, result_key, tile_key
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
                               promote_int, settle, an)
 from . import collectives as C
 from . import intrinsics as K
 from .align import INFINITE, twos, twos_of_int
-from .barriers import barrier_sites
 from .bounds import Bounds
 from .errors import LoweringError, Unsupported
 from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
@@ -102,8 +102,7 @@ class Frame:
 class KernelEmitter:
     Val = Val
 
-    def __init__(self, module: ir.Module, kinfo, analysis, debug, dynamic_shared: bool = False,
-                 named_shared_bytes: int = 0):
+    def __init__(self, module: ir.Module, kinfo, analysis, debug, plan=None):
         self.module = module
         self.kinfo = kinfo
         self.unroll_product = 1     # the unroll factors of the loops being emitted, multiplied
@@ -116,8 +115,12 @@ class KernelEmitter:
         self.frames: list[Frame] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []
         self.shared: dict[str, ir.GlobalVariable] = {}
-        self.smem = SharedMemory(module, kinfo.kernel.name, dynamic_shared, named_shared_bytes)
-        self.barrier_before = barrier_sites(kinfo, analysis)     # §10: (id(inst), id(stmt))
+        # every tile, scratch temporary and buffer where the kernel's shared-memory plan puts it
+        self.smem = SharedMemory(module, kinfo.kernel.name,
+                                 plan if plan is not None else plan_kernel(kinfo, analysis))
+        # what the lowering and the simulator agree on: barriers before CTA-wide writes (§10),
+        # the collectives that exchange data (analyzer/facts/plan.py)
+        self.plan = analysis.plan
         self.binding_by_uid: dict[int, object] = {}
         self.home_of: dict[int, object] = {}
         self._index_bindings(kinfo.instance)
@@ -366,14 +369,15 @@ class KernelEmitter:
         self.slots[b.uid] = ("var", ptr, t)
 
     def _tile(self, b, t: Tile) -> MemRef:
-        return self.named_tile(f"{b.name}_{b.uid}", t)
+        return self.named_tile(f"{b.name}_{b.uid}", t, tile_key(self.inst, b))
 
-    def named_tile(self, name: str, t: Tile) -> MemRef:
-        """A static tile of its own in shared memory (a `var`, a call's tile argument or result)."""
+    def named_tile(self, name: str, t: Tile, key) -> MemRef:
+        """A static tile of its own in shared memory (a `var`, a call's tile argument or result),
+        the one the shared-memory plan lists under ``key``."""
         count = 1
         for d in t.shape:
             count *= d
-        ptr = self.smem.named(name, settle(t.elem), count)
+        ptr = self.smem.named(key, name, settle(t.elem), count)
         return self.tile_ref(ptr, settle(t.elem), list(t.shape))
 
     def tile_ref(self, ptr, elem, shape) -> MemRef:
@@ -960,10 +964,10 @@ class KernelEmitter:
         rt = self.type_of(e)
         x = self.expr(e.args[0])
         if e.mode == "over":
-            kind = self.kind(e.args[0])
+            exchanges = self.plan.exchanges(e, self.inst)
             if e.param.path == ("lane",):
-                return Val(C.lane_collective(self.ops, e.func, x.v, x.t, rt, kind), rt)
-            return Val(C.cta_collective(self, e.func, x.v, x.t, rt, kind), rt)
+                return Val(C.lane_collective(self.ops, e.func, x.v, x.t, rt, exchanges), rt)
+            return Val(C.cta_collective(self, e.func, x.v, x.t, rt, exchanges), rt)
         x = self.to(x, rt)
         lane_operand = self.to(self.expr(e.param), I32).v
         same_in_warp = self.kind(e.param) <= WARP_UNIFORM
@@ -992,7 +996,7 @@ class KernelEmitter:
             frame.result = self.alloca(value_ir(ret_t), name=f"{fn.name}_result")
             frame.result_t = ret_t
         elif isinstance(ret_t, Tile):              # a tile of its own for this call (§2)
-            frame.result_tile = self.named_tile(f"{fn.name}_result", ret_t)
+            frame.result_tile = self.named_tile(f"{fn.name}_result", ret_t, result_key(self.inst, call))
         for pb, slot, tw in bound:
             self.slots[pb.uid] = slot
             if tw is not None:
@@ -1015,7 +1019,7 @@ class KernelEmitter:
     def _argument_tile(self, fn: A.Function, p: A.Param, a) -> MemRef:
         """A computed tile argument, swept into a fresh tile of its own before the call (the
         checker records the sweep, a CTA-wide read of its tiles, at the argument)."""
-        ref = self.named_tile(f"{fn.name}_{p.name}_arg", settled(self.inst.types[id(a)]))
+        ref = self.named_tile(f"{fn.name}_{p.name}_arg", settled(self.inst.types[id(a)]), argument_key(self.inst, a))
         # the call may run again (in a loop): every thread is done with the tile's last value
         # (the body's point reads and stores of it) before it is overwritten
         K.barrier(self.ops)

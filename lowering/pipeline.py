@@ -22,12 +22,13 @@ import re
 import tempfile
 from dataclasses import dataclass
 
+from ..analyzer.resources import TARGETS as TARGETS_LIMITS
 from .errors import LoweringError
 
 TRIPLE = "nvptx64-nvidia-cuda"
 PTX_ISA = "8.6"                      # accepted by ptxas 13.0 and by the R580 driver
 PTX_FEATURES = "+ptx86"
-TARGETS = tuple(f"sm_{n}" for n in (75, 80, 86, 87, 89, 90))
+TARGETS = tuple(TARGETS_LIMITS)      # the analyzer's table of targets (PH211, PH212)
 
 _llvm_ready = False
 
@@ -59,44 +60,35 @@ def target_machine(arch: str):
 
 # ---------------------------------------------------------------- stage 1: build
 def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool = True):
-    """The kernel's module, in the static shared-memory layout when its tiles fit in 48 KB,
-    else (a second build) in the dynamic one (shared.py). ``module.phobos_dynamic_shared_bytes``
-    is what the launch must pass."""
-    from .shared import STATIC_LIMIT, TARGET_LIMIT
+    """The kernel's module, in the layout its shared-memory plan (analyzer/smem.py) chooses:
+    static up to 48 KB, dynamic beyond (shared.py). ``module.phobos_dynamic_shared_bytes`` is
+    what the launch must pass."""
+    from ..analyzer.smem import plan_kernel
 
-    module, em = _build(kinfo, analysis, arch, source_path, line_info)
-    static_extra = _collective_bytes(em)
-    if em.smem.tile_bytes + static_extra > STATIC_LIMIT:
-        module, em = _build(kinfo, analysis, arch, source_path, line_info, dynamic=True,
-                            named=em.smem.named_bytes)
-    total = em.smem.tile_bytes + static_extra
-    if total > TARGET_LIMIT[arch]:
-        from .errors import Unsupported
-        raise Unsupported(f"`{kinfo.kernel.name}` needs {total:,} bytes of shared memory, over the "
-                          f"{TARGET_LIMIT[arch]:,} bytes a CTA may use on {arch}", kinfo.kernel.name_span,
-                          help="use smaller tiles, or fewer of them at once", code="PH211")
+    tm = target_machine(arch)
+    plan = plan_kernel(kinfo, analysis)
+    limit = TARGETS_LIMITS[arch].shared_per_block
+    if plan.total > limit:
+        # phobos-build checks for `arch` first, and that check (PH211) counts this plan
+        raise LoweringError(f"`{kinfo.kernel.name}` needs {plan.total:,} bytes of shared memory, over the "
+                            f"{limit:,} of {arch}, and the checker did not refuse it (PH211)", kinfo.kernel.name_span)
+    module, em = _build(kinfo, analysis, tm, source_path, line_info, plan)
+    # SharedMemory.finish held what the lowering took against the plan, so these are the plan's
     module.phobos_dynamic_shared_bytes = em.smem.dynamic_bytes
     return module
 
 
-def _collective_bytes(em) -> int:
-    """The static buffers of collectives.py (the CTA fold and the once-per-CTA slot)."""
-    return sum(g.value_type.count * 8 for g in em.module.globals.values()
-               if g.name.startswith("__phobos_fold") or g.name.startswith("__phobos_once"))
-
-
-def _build(kinfo, analysis, arch, source_path, line_info, dynamic=False, named=0):
+def _build(kinfo, analysis, tm, source_path, line_info, plan):
     import llvmlite.ir as ir
 
     from .debug import DebugInfo
     from .emit import KernelEmitter
 
-    tm = target_machine(arch)
     module = ir.Module(name=kinfo.kernel.name)
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     debug = DebugInfo(module, source_path) if line_info else None
-    em = KernelEmitter(module, kinfo, analysis, debug, dynamic_shared=dynamic, named_shared_bytes=named)
+    em = KernelEmitter(module, kinfo, analysis, debug, plan)
     fn = em.lower()
     fn.linkage = "external"
     # launch bounds as NVVM annotations (LLVM upgrades them to its nvvm.* function attributes)

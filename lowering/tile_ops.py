@@ -11,8 +11,9 @@ rest of the statement (tiles.py fuses the elementwise tree around it and stores 
 | ``qdot_t``, ``qmma_t`` | a thread per output (the simple form) | ``dp4a`` per four bytes, ``fma`` per block of 32 |
 
 Operands of ``dot`` and ``dot_t`` that are not plain shared tiles (views of global memory,
-masked slices, expressions) are first copied into scratch tiles, and ``dot_t``'s second operand
-is copied transposed, so the inner loop always reads ``A[i, k]`` and ``B[k, j]`` from shared
+slices of tiles at offsets that are not constants, expressions) are first copied into scratch
+tiles, as the statement's shared-memory plan says, and ``dot_t``'s second operand is copied
+transposed, so the inner loop always reads ``A[i, k]`` and ``B[k, j]`` from shared
 memory without masks or bank conflicts.
 """
 
@@ -23,6 +24,7 @@ import llvmlite.ir as ir
 from ..analyzer.types import F32, I32, Scalar, Tile, settle
 from . import collectives as C
 from . import intrinsics as K
+from .errors import LoweringError
 from .ltypes import I32T, SHARED, arith_type, const, scalar_ir
 
 MAX_BLOCK = 8          # at most 8 x 8 accumulators per thread
@@ -39,16 +41,23 @@ def _next_pow2(n: int) -> int:
 
 
 def shared_operand(tl, sw, node, transposed: bool = False):
-    """``node`` as a shared-memory MemRef without masks; (ref, True) when it had to be copied."""
+    """``node`` as a shared-memory MemRef without masks; (ref, True) when it was copied. The
+    statement's shared-memory plan (analyzer/smem.py) says which operands are copied: those it
+    cannot see from the AST to be a shared tile read in place (a scratch tile, a function's
+    result tile, a tile or a slice of one at constant offsets inside it), even where the bounds
+    prover could have shown a slice in bounds, so that the copies are the ones PH211 counted."""
     em = tl.em
     tl.materialize_others(sw, node)
-    ref = sw.subst.get(id(node)) or sw.leaves.get(id(node))
-    if ref is not None and ref.space == SHARED and not ref.masked and not transposed:
+    if not em.smem.current.copies(node):
+        ref = sw.subst.get(id(node)) or sw.leaves.get(id(node))
+        if ref is None or ref.space != SHARED or ref.masked or transposed:
+            raise LoweringError("the shared-memory plan reads a `dot` operand in place that is not an "
+                                "unmasked shared tile", getattr(node, "span", None))
         return ref, False
     t = em.type_of(node)
     shape = list(t.shape)[::-1] if transposed else list(t.shape)
     el = settle(t.elem)
-    temp = tl.scratch(Tile(el, tuple(shape)))
+    temp = tl.scratch(Tile(el, tuple(shape)), ("copy", id(node)))
 
     def copy(coords):
         at = coords[::-1] if transposed else coords

@@ -21,8 +21,15 @@ barrier, and read from there.
 When the tree reads the target's buffer anywhere but at the element being written (a
 ``transpose`` of it, another slice of it, an operand of the fused producer), every thread could
 read an element another thread already overwrote, so the value goes to a scratch tile first and
-is then copied. Every tile statement ends with a barrier, and starts with one where barriers.py
-found per-thread stores to the target pending (§10); the statements here place no others.
+is then copied. Which producer is fused, which are materialized and whether the value needs the
+temporary are the statement's shared-memory plan (analyzer/smem.py), which phobos-check counted;
+this module carries the plan out. The statement's parts run in LANGUAGE §6's order: the
+broadcast scalars and inlined calls in source order, and a tile operation that completes before
+an effect later in the value (a call that stores or synchronizes, an atomic) is carried out into
+scratch right before it (analyzer/evaluation.py), so that the fused pass reads nothing an effect
+changed after §6 had read it. Every tile statement ends with a barrier, and has one right before
+its target is written where the execution plan (analyzer/facts/plan.py) found per-thread
+accesses pending (§10); the statements here place no others.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from ..analyzer.builtins import TILE_MATH
+from ..analyzer.smem import PRODUCERS
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
@@ -39,7 +47,6 @@ from .errors import LoweringError, Unsupported
 from .ltypes import I32T, I64, SHARED, arith_type, const
 from .memory import MemRef, Term, scale
 
-PRODUCERS = ("dot", "dot_t", "rowsum", "rowmax", "cumsum", "qdot_t", "qmma_t")
 ELEMENTWISE_CALLS = ("where", "tmax", "tril", "transpose") + TILE_MATH
 # Elements per thread handled per iteration of a sweep's loop: fully unrolled, LLVM hoists every
 # element's address (64-bit for tensors) and mask out of any enclosing loop, and the registers
@@ -73,50 +80,53 @@ class TileLowering:
 
     # ================================================================ statements
     def statement(self, s, target: MemRef, value, op: str) -> None:
-        """A tile statement: [barrier,] the write, barrier (§10)."""
+        """A tile statement: [barrier,] the write, barrier (§10). Its shared-memory plan
+        (analyzer/smem.py) says which producer the pass fuses, whether the value goes through a
+        temporary, and which ``dot`` operands are copied; its scratch is placed by the plan."""
         em = self.em
-        if (id(em.inst), id(s)) in em.barrier_before:
-            K.barrier(em.ops)
-        mark = em.smem.scratch_top
-        self.write(target, value, op)
+        plan = em.smem.begin(em.inst, s)
+        self.write(target, value, op, fused=plan.fused, alias=plan.alias,
+                   barrier_first=em.plan.needs_barrier_before(s, em.inst))
         K.barrier(em.ops)
-        em.smem.release_scratch(mark)
+        em.smem.end()
 
-    def write(self, target: MemRef, value, op: str, ctx: Sweep | None = None, planned: bool = False) -> None:
-        """``target op= value`` without the closing barrier. A nested write shares the values
-        ``ctx`` prepared (and, when ``planned``, its materialized nodes)."""
+    def write(self, target: MemRef, value, op: str, ctx: Sweep | None = None, planned: bool = False,
+              fused=None, alias: bool = False, barrier_first: bool = False) -> None:
+        """``target op= value`` without the closing barrier, fusing the producer ``fused`` into
+        the pass, and through a scratch temporary when ``alias``; with ``barrier_first`` (the
+        execution plan's, analyzer/facts/plan.py) a barrier right before the target is written,
+        after everything the statement evaluates first. A nested write shares the values ``ctx``
+        prepared (and, when ``planned``, its materialized nodes)."""
         em = self.em
         vt = em.type_of(value)
         sw = Sweep(target, op, value)
         if ctx is not None:
-            sw.scalars, sw.leaves = ctx.scalars, ctx.leaves
-            if planned:
-                sw.subst = ctx.subst
+            sw.scalars, sw.leaves, sw.subst = ctx.scalars, ctx.leaves, ctx.subst
         if isinstance(vt, Scalar):                 # a fill
             if id(value) not in sw.scalars:
                 sw.scalars[id(value)] = em.expr(value)
-            if ctx is None and self.scalars_read_target(sw, [value]):
+            if barrier_first:
                 K.barrier(em.ops)
             self.linear(target.shape, lambda c: self.store_out(sw, c),
                         SWEEP_UNROLL_SHARED if target.space == SHARED else SWEEP_UNROLL)
             return
         if not isinstance(vt, Tile):
             raise LoweringError(f"a tile statement with {an(vt)} value", getattr(value, "span", None))
-        self.prepare(sw, value)
-        if ctx is None and self.scalars_read_target(sw, self.scalar_nodes(value, sw)):
-            # every thread has read its broadcast scalars before any thread writes the target
-            # (`u = where(u > u[0, 0], u, 0.0)`: the simulator's order, README "Choices")
+        self.prepare(sw, value, em.inst.early.get(id(value)) if ctx is None else None)
+        if barrier_first:
+            # every thread's per-thread accesses so far (the statement's own included) are done
+            # before any thread writes the target (§10)
             K.barrier(em.ops)
-        sw.fused = self.fusable(value, target.shape)
+        sw.fused = fused
         if not planned:
             self.materialize_others(sw, value)
-        if not planned and self.aliases(sw, value):
+        if not planned and alias:
             shape = target.shape
             if not all(isinstance(d, int) for d in shape):
                 raise Unsupported("a tile statement that reads its own target at other elements over a runtime "
                                   "extent is not supported by phobos-build", value.span)
-            temp = self.scratch(Tile(settle(vt.elem), tuple(shape)))
-            self.write(temp, value, "=", sw, planned=True)
+            temp = self.scratch(Tile(settle(vt.elem), tuple(shape)), ("alias",))
+            self.write(temp, value, "=", sw, planned=True, fused=fused)
             K.barrier(em.ops)
             sw2 = Sweep(target, op, value, sw.scalars, sw.leaves, {id(value): temp})
             self.linear(shape, lambda c: self.store_out(sw2, c))
@@ -130,10 +140,15 @@ class TileLowering:
                     SWEEP_UNROLL_SHARED if shared_only else SWEEP_UNROLL)
 
     # ================================================================ planning
-    def prepare(self, sw: Sweep, node) -> None:
-        """Evaluate, in source order, the scalars the tree broadcasts and the addresses of its
-        slices (both uniform, §9.7), before any pass over elements."""
+    def prepare(self, sw: Sweep, node, early: dict | None = None) -> None:
+        """Evaluate, in source order (§6), the scalars the tree broadcasts and the addresses of
+        its slices (both uniform, §9.7), before any pass over elements; a tile operation that
+        completes before an effect (``early``: analyzer/evaluation.py) is carried out into
+        scratch right before the effect."""
         em = self.em
+        if early:
+            for n in early.get(id(node), ()):
+                sw.subst[id(n)] = self.materialize(sw, n)
         t = em.type_of(node)
         if isinstance(t, Scalar):
             if id(node) not in sw.scalars:
@@ -144,10 +159,10 @@ class TileLowering:
                 sw.leaves[id(node)] = em.memref(node)
             return
         if isinstance(node, A.Binary):
-            self.prepare(sw, node.lhs)
-            self.prepare(sw, node.rhs)
+            self.prepare(sw, node.lhs, early)
+            self.prepare(sw, node.rhs, early)
         elif isinstance(node, A.Unary):
-            self.prepare(sw, node.operand)
+            self.prepare(sw, node.operand, early)
         elif isinstance(node, A.Call):
             if id(node) in em.inst.calls:
                 # a function returning a tile: inlined here, before the pass over elements, its
@@ -156,74 +171,18 @@ class TileLowering:
                     sw.leaves[id(node)] = em.inline(node, em.inst.calls[id(node)])
                 return
             for a in node.args:
-                self.prepare(sw, a)
+                self.prepare(sw, a, early)
         else:
             raise LoweringError(f"{type(node).__name__} in a tile expression", getattr(node, "span", None))
 
-    def scalar_nodes(self, node, sw: Sweep) -> list:
-        """The broadcast scalars of the tree that ``prepare`` evaluated."""
-        if id(node) in sw.scalars:
-            return [node]
-        if isinstance(node, A.Call) and id(node) in self.em.inst.calls:
-            return []
-        return [x for c in _children(node) for x in self.scalar_nodes(c, sw)]
-
-    def scalars_read_target(self, sw: Sweep, nodes) -> bool:
-        """Does evaluating these scalars read the target's buffer (a point or run of it), or call
-        a function (whose body is not looked into)? Then a barrier must separate those reads,
-        made per thread, from the pass that writes the target."""
-        em = self.em
-        target = sw.target.buffer
-
-        def walk(n) -> bool:
-            if isinstance(n, A.Call) and id(n) in em.inst.calls:
-                return True
-            if isinstance(n, A.Index) and isinstance(n.base, A.Name):
-                try:
-                    if em.memref(n.base).buffer is target:
-                        return True
-                except LoweringError:
-                    pass                    # a run variable `r[k]`: registers
-            for f in getattr(n, "__dataclass_fields__", ()):
-                if f.endswith("span"):
-                    continue
-                v = getattr(n, f, None)
-                for x in (v if isinstance(v, (list, tuple)) else (v,)):
-                    if hasattr(x, "__dataclass_fields__") and walk(x):
-                        return True
-            return False
-        return any(walk(n) for n in nodes)
-
     def _is_producer(self, node) -> bool:
         return isinstance(node, A.Call) and node.func in PRODUCERS and id(node) not in self.em.inst.calls
-
-    def fusable(self, node, shape):
-        """The producer on the elementwise spine of the tree whose shape is the target's."""
-        em = self.em
-        t = em.type_of(node)
-        if not isinstance(t, Tile):
-            return None
-        if self._is_producer(node):
-            return node if list(t.shape) == list(shape) else None
-        children = []
-        if isinstance(node, A.Binary):
-            children = [node.lhs, node.rhs]
-        elif isinstance(node, A.Unary):
-            children = [node.operand]
-        elif isinstance(node, A.Call) and (node.func in SCALARS or node.func in ("where", "tmax") or
-                                           node.func in TILE_MATH):
-            children = list(node.args)
-        for c in children:
-            found = self.fusable(c, shape)
-            if found is not None:
-                return found
-        return None
 
     def materialize_others(self, sw: Sweep, node) -> None:
         """Every producer in the tree but the fused one (and not inside it) goes to scratch."""
         if not isinstance(node, (A.Binary, A.Unary, A.Call)) or id(node) in sw.scalars or id(node) in sw.leaves:
             return                  # (a function's tile result is a leaf: prepare inlined it)
-        if node is sw.fused:
+        if node is sw.fused or id(node) in sw.subst:
             return
         if self._is_producer(node):
             sw.subst[id(node)] = self.materialize(sw, node)
@@ -233,51 +192,23 @@ class TileLowering:
 
     def materialize(self, sw: Sweep, node) -> MemRef:
         """``node`` into a scratch tile of its own shape, ending with a barrier (it is a CTA-wide
-        operation of its own)."""
+        operation of its own): a producer fused into that write, any other tile operation (one
+        that runs before an effect) a pass of its own."""
         t = self.em.type_of(node)
-        temp = self.scratch(t)
-        self.write(temp, node, "=", sw)
+        temp = self.scratch(t, ("value", id(node)))
+        self.write(temp, node, "=", sw, fused=node if self._is_producer(node) else None)
         K.barrier(self.em.ops)
         return temp
 
-    def aliases(self, sw: Sweep, node) -> bool:
-        """Does the tree read the target's buffer other than at the element being written?"""
-        target = sw.target
-        found = []
-
-        def walk(n, plain: bool, inside_producer: bool):
-            if id(n) in sw.scalars:
-                return
-            if id(n) in sw.subst:
-                return
-            if isinstance(n, A.Call) and id(n) in self.em.inst.calls:
-                return              # a function's tile result: a tile of its own, already made
-            if isinstance(n, (A.Name, A.Index)):
-                ref = sw.leaves.get(id(n))
-                if ref is not None and ref.buffer is target.buffer:
-                    same = ref is target or _same_view(ref, target)
-                    if inside_producer or not plain or not same:
-                        found.append(n)
-                return
-            producer = self._is_producer(n)
-            keeps = isinstance(n, (A.Binary, A.Unary)) or (isinstance(n, A.Call) and (
-                n.func in SCALARS or n.func in ("where", "tmax", "tril") or n.func in TILE_MATH))
-            for c in _children(n):
-                ct = self.em.type_of(c)
-                same_shape = isinstance(ct, Tile) and list(ct.shape) == list(target.shape)
-                walk(c, plain and keeps and same_shape, inside_producer or producer)
-
-        walk(node, True, False)
-        return bool(found)
-
     # ================================================================ scratch tiles
-    def scratch(self, t: Tile) -> MemRef:
+    def scratch(self, t: Tile, key) -> MemRef:
+        """The current statement's scratch tile ``key`` (its plan's name for it)."""
         shape = [int(d) for d in t.shape]
         count = 1
         for d in shape:
             count *= d
         elem = settle(t.elem)
-        ptr = self.em.smem.scratch(elem, count)
+        ptr = self.em.smem.scratch(key, elem, count)
         return self.em.tile_ref(ptr, elem, shape)
 
     # ================================================================ the pass over elements
@@ -538,16 +469,6 @@ def _twos_const(c) -> int:
         from .align import twos_of_int
         return twos_of_int(int(c.constant))
     return 0
-
-
-def _same_view(a: MemRef, b: MemRef) -> bool:
-    """Two MemRefs provably naming the same elements (constant origins, same axes)."""
-    if a.axis_of != b.axis_of or a.shape != b.shape:
-        return False
-    for x, y in zip(a.origin, b.origin):
-        if not (isinstance(x.value, int) and isinstance(y.value, int) and x.value == y.value) and x.value is not y.value:
-            return False
-    return True
 
 
 __all__ = ["TileLowering", "PRODUCERS", "ELEMENTWISE"]
