@@ -20,7 +20,7 @@ from ..analyzer.ops import STORE
 from ..analyzer.types import Scalar, Tensor, Tile, an
 from . import values as V
 from .errors import ArgumentError, DynamicCheckFailed, fire
-from .machine import Machine, Options
+from .machine import Machine, Options, Spans
 from .memory import Buffer
 
 I32_MAX = 2**31 - 1
@@ -259,8 +259,9 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
             tile_bytes = _tile_bytes(kinfo.instance)
             if tile_bytes:
                 per_batch = max(1, min(per_batch, MAX_BATCH_TILE_BYTES // tile_bytes))
+        spans = Spans()                 # the records between CTAs outlive a batch, and name places
         for ctas in block_batches(grid, per_batch):
-            m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options, analysis)
+            m = Machine(kinfo, ctas, grid, buffers, bound.scalars, bound.extents, options, analysis, spans)
             m.sequential = sequential
             if not sequential:          # CTAs that nothing orders: races between them are tracked
                 ids = (ctas[:, 0] + grid[0] * (ctas[:, 1] + grid[1] * ctas[:, 2])).astype(np.int32)

@@ -12,6 +12,8 @@ live in ``scalars.py`` (per-thread values and runs), ``tiles.py`` (CTA-wide tile
 
 from __future__ import annotations
 
+from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,7 +22,7 @@ from ..analyzer.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import Run, Scalar, Tensor, Tile
 from .errors import cta_name, fire, thread_list
-from .memory import Buffer, Region
+from .memory import CLOCK_MASK, CTA_SHIFT, CTA_WIDE, SPAN_BITS, SPAN_UNKNOWN, THREAD_BITS, TID_BITS, Buffer, Region
 from .scalars import ScalarEval
 from .threads import ThreadOps
 from .tiles import TileEval
@@ -51,13 +53,39 @@ class Frame:
             self.ret = None
 
 
+class Spans:
+    """The source spans of the accesses a launch records, numbered for ``Machine.site``: shared by
+    the batches of a launch, since the records between CTAs outlive a batch."""
+
+    __slots__ = ("spans", "index")
+
+    def __init__(self):
+        self.spans: list = []
+        self.index: dict = {}
+
+    def number(self, span) -> int:
+        n = self.index.get(span)
+        if n is None:
+            n = len(self.spans)
+            if n >= SPAN_UNKNOWN:
+                return SPAN_UNKNOWN
+            self.index[span] = n
+            self.spans.append(span)
+        return n
+
+    def get(self, n: int):
+        return self.spans[n] if 0 <= n < len(self.spans) else None
+
+
 class Machine(ScalarEval, TileEval, ThreadOps):
     def __init__(self, kinfo, ctas: list[tuple[int, int, int]], grid: tuple[int, int, int],
                  tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options,
-                 analysis=None):
+                 analysis=None, spans: Spans | None = None):
         self.kinfo = kinfo
         self.analysis = analysis                   # the kernel's analysis: kinds, as the lowering reads them
-        self.synchronizing: dict = {}              # (collective, instance) -> does the lowering exchange?
+        # what the lowering and the simulator agree on (analyzer/facts/plan.py): barriers before
+        # CTA-wide writes, the collectives that exchange data
+        self.plan = analysis.plan if analysis is not None else None
         self.T = T = kinfo.threads
         self.C = C = len(ctas)
         self.P = P = C * T
@@ -88,6 +116,13 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         self.sync_ops = 0                          # atomics and acquire loads executed
         self.last_sync = None                      # (span, text) of the latest acquire or atomic
         self.sequential = False                    # CTAs one at a time (set by the launch)
+        # where and when accesses happen, for the race messages (``site``): a clock that ticks at
+        # every recorded access and every loop iteration, the clock when each iteration of the
+        # loops running now began, and the clock when the statement running now began
+        self.spans = spans if spans is not None else Spans()
+        self.clock = 0
+        self.loop_marks: list[tuple[object, array]] = []
+        self.stmt_clock = 0
         self.inst = kinfo.instance
         self.types = self.inst.types
         self.frames = [Frame(P)]
@@ -108,21 +143,69 @@ class Machine(ScalarEval, TileEval, ThreadOps):
 
     def cross_cta(self, node, buf, flat, cidx, found, reads: bool) -> None:
         """PH409: a CTA reads, or stores another value into, an element another CTA of the launch
-        stored (``found``: (position in ``flat``, the other CTA's grid index or -2))."""
-        i, other, how = found
+        stored (``found``: (position in ``flat``, the other CTA's grid index or -2, "read" or
+        "stored", where the other CTA's access was or None))."""
+        i, other, how, stamp = found
         element = int(np.ravel(flat)[i])
         c = int(np.broadcast_to(cidx, np.shape(flat)).ravel()[i])
+        chain, where = [], ""
+        if stamp is not None:
+            # name the CTA the record saw (one among several), its thread and the access's place
+            other = stamp >> CTA_SHIFT
+            thread = stamp & CTA_WIDE
+            span = self.spans.get((stamp >> THREAD_BITS) & SPAN_UNKNOWN)
+            by = "by a CTA-wide operation" if thread == CTA_WIDE else f"by its thread {thread}"
+            at = f", at {span.line}:{span.column}" if span is not None else ""
+            where = f" ({by}{at})"
+            if span is not None and span != node.span:
+                chain = [(span, f"CTA {self.grid_cta_name(other)} {'reads' if how == 'read' else 'stores'} "
+                                f"`{buf.name}{list(buf.coords(element))}` here")]
         them = "several other CTAs" if other == -2 else f"CTA {self.grid_cta_name(other)}"
         at = f"`{buf.name}{list(buf.coords(element))}`"
         what = (f"reads {at}, which {them} stored" if reads else
                 f"stores a new value in {at}, which {them} read" if how == "read" else
                 f"stores into {at} a value other than the one {them} stored")
-        fire("PH409", f"CTA {self.cta_label(c)} {what} in this launch", node.span,
-             label="races with another CTA" if reads else "a store racing another CTA's store",
+        fire("PH409", f"CTA {self.cta_label(c)} {what} in this launch{where}", node.span,
+             label="races with another CTA's store" if reads else
+             "a store racing another CTA's read" if how == "read" else "a store racing another CTA's store",
+             chain=chain,
              notes=["the CTAs of a launch run in no fixed order, and nothing orders one CTA's memory "
                     "accesses with another's but atomics, `store_release` and `load_acquire` (LANGUAGE §8)"],
              help="give each CTA elements of its own, or hand the values over in a second launch "
                   "(or with `store_release` and `load_acquire`)")
+
+    # ---------------------------------------------------------------- where accesses happen
+    def site(self, node) -> int:
+        """A stamp for an access about to be recorded: when (the clock, ticked) and where
+        (``node``'s span). The race messages turn it back into a line, a column and an iteration."""
+        self.clock += 1
+        return ((self.clock & CLOCK_MASK) << SPAN_BITS) | self.spans.number(node.span)
+
+    def thread_site(self, stamp: int) -> tuple[int, int]:
+        """(batch thread, site) of a per-thread ``Seen`` stamp."""
+        return stamp & ((1 << TID_BITS) - 1), stamp >> TID_BITS
+
+    def located(self, site: int, here: int | None = None):
+        """Where an access at ``site`` happened, as (its span or None, "at 5:7", and "in this
+        statement", "in the previous iteration" or "" relative to what runs now; ``here``: the
+        site of the access being checked)."""
+        span = self.spans.get(site & SPAN_UNKNOWN)
+        at = f"at {span.line}:{span.column}" if span is not None else ""
+        clock = site >> SPAN_BITS
+        loops = self.loop_marks
+        for depth, (loop, marks) in enumerate(loops):
+            if not marks or clock < marks[0]:
+                break                      # before this loop began: not in one of its iterations
+            back = len(marks) - bisect_right(marks, clock)
+            if back > 0:
+                when = "in the previous iteration" if back == 1 else \
+                    f"in a previous iteration ({back} iterations back)"
+                if depth < len(loops) - 1:
+                    when += f" of the loop at line {loop.span.line}"
+                return span, at, when
+        if site == here or clock > (self.stmt_clock & CLOCK_MASK):
+            return span, at, "in this statement"
+        return span, at, ""
 
     def thread_of(self, p: int) -> tuple[int, str]:
         """(thread index in its CTA, the CTA's name) of batch thread ``p``."""
@@ -149,10 +232,13 @@ class Machine(ScalarEval, TileEval, ThreadOps):
 
     # ---------------------------------------------------------------- statements
     def exec_block(self, stmts) -> None:
+        outer = self.stmt_clock
         for s in stmts:
             if not self.any:
-                return
+                break
+            self.stmt_clock = self.clock
             getattr(self, "exec_" + type(s).__name__)(s)
+        self.stmt_clock = outer
 
     def exec_Let(self, s: A.Let) -> None:
         b = self.inst.decls[id(s)]
@@ -277,7 +363,11 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         limit = self.options.max_loop_iterations
         i = var[1] if var else None
         iterations = 0
+        marks = array("q")                          # the clock when each iteration began
+        self.loop_marks.append((s, marks))
         while True:
+            self.clock += 1
+            marks.append(self.clock & CLOCK_MASK)
             synced = self.sync_ops                  # acquires and atomics so far, the condition's too
             if var is not None:
                 b, _lo, hi, step = var
@@ -302,6 +392,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
             if iterations >= limit:
                 self._stuck(s, f"has run {iterations:,} iterations, the simulator's limit", waited, active)
         frame.loops.pop()
+        self.loop_marks.pop()
         self.set_mask(saved & ~frame.returned)
 
     def _next_loop_value(self, s, b, i, step, active):

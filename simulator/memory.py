@@ -12,6 +12,10 @@ Race records: ``writer[e]`` is -1 when element ``e`` has no per-thread store sin
 barrier of the CTA that stored it, the batch-wide thread index of the one thread that stored it,
 or ``-(2 + c)`` when several threads of CTA ``c`` did. ``dirty`` lists the elements that may be
 marked, so a barrier costs what was stored, not the buffer's size.
+
+Beside each record a ``Seen`` keeps where the element was last accessed (the thread or CTA, the
+source span, and when), so that a race names the other access: its thread, its line and column,
+and whether it was in an earlier iteration of a loop (``Machine.site`` makes the stamps).
 """
 
 from __future__ import annotations
@@ -24,10 +28,77 @@ from ..analyzer.types import Scalar
 from .values import dtype_of
 
 
+# A site is where and when an access happened: ``(clock << SPAN_BITS) | span index`` (Machine.site).
+# ``Seen`` packs it with the thread that made the access: for the records of one CTA's threads
+# ``(site << TID_BITS) | batch thread``, for the records between CTAs
+# ``(grid CTA << CTA_SHIFT) | (span index << THREAD_BITS) | thread in the CTA`` (CTA_WIDE for a
+# CTA-wide operation).
+SPAN_BITS = 16
+SPAN_UNKNOWN = (1 << SPAN_BITS) - 1
+CLOCK_MASK = (1 << 30) - 1
+TID_BITS = 17                          # batch thread indices: a batch has at most 2**17 threads
+THREAD_BITS = 11                       # a thread's index in its CTA (at most 1024), or CTA_WIDE
+CTA_WIDE = (1 << THREAD_BITS) - 1
+CTA_SHIFT = SPAN_BITS + THREAD_BITS
+
+
+def thread_stamps(site: int, tids) -> np.ndarray:
+    """``Seen`` entries of per-thread accesses at ``site`` (-1: unknown) by the batch threads ``tids``."""
+    return (np.int64(site if site >= 0 else SPAN_UNKNOWN) << TID_BITS) | np.asarray(tids, dtype=np.int64)
+
+
+def cta_stamps(site: int, grid_ctas, threads) -> np.ndarray:
+    """``Seen`` entries of accesses between CTAs: grid CTA, span of ``site``, thread in the CTA."""
+    span = np.int64(site & SPAN_UNKNOWN if site >= 0 else SPAN_UNKNOWN)
+    return (np.asarray(grid_ctas, dtype=np.int64) << CTA_SHIFT) | (span << THREAD_BITS) \
+        | np.asarray(threads, dtype=np.int64)
+
+
+class Seen:
+    """Where the elements of a buffer were accessed: per element the latest access (``last``) and
+    the latest by another accessor than that one (``prev``; a thread, or a CTA with ``key_shift``
+    ``CTA_SHIFT``), packed as ``thread_stamps`` or ``cta_stamps`` make them; -1 for none. Only
+    read when a race is found, to say where the other access was."""
+
+    __slots__ = ("last", "prev", "shift", "mask")
+
+    def __init__(self, size: int, key_shift: int = 0, key_bits: int = TID_BITS):
+        self.last = np.full(size, -1, dtype=np.int64)
+        self.prev = np.full(size, -1, dtype=np.int64)
+        self.shift, self.mask = key_shift, (1 << key_bits) - 1
+
+    def note(self, flat: np.ndarray, stamps: np.ndarray, keys: np.ndarray, fresh=None) -> None:
+        """Accesses ``stamps[i]`` of ``flat[i]`` by ``keys[i]`` (flat, one-dimensional); ``fresh``:
+        where a new record starts (what was seen there before belongs to an earlier barrier phase)."""
+        if fresh is not None and fresh.any():
+            f = flat[fresh]
+            self.last[f] = -1
+            self.prev[f] = -1
+        old = self.last[flat]
+        moved = (old != -1) & (((old >> self.shift) & self.mask) != keys)
+        if moved.any():
+            self.prev[flat[moved]] = old[moved]
+        self.last[flat] = stamps
+        won = self.last[flat]                    # several accessors of one element in one statement
+        dup = ((won >> self.shift) & self.mask) != keys
+        if dup.any():
+            self.prev[flat[dup]] = stamps[dup]
+
+    def other(self, e: int, me: int, same=None) -> int | None:
+        """The latest access of element ``e`` by another accessor than ``me`` (a key) for which
+        ``same(key)`` holds, or None."""
+        for stamp in (int(self.last[e]), int(self.prev[e])):
+            if stamp != -1:
+                k = (stamp >> self.shift) & self.mask
+                if k != me and (same is None or same(k)):
+                    return stamp
+        return None
+
+
 class Buffer:
     __slots__ = ("name", "data", "flat", "per_cta", "shape", "strides", "elem", "writer", "dirty", "cta_size",
                  "same", "uni", "uni_dirty", "owner", "cta_ids", "reader", "rdirty", "watch",
-                 "xwatch", "xreader", "rwarp", "rsync")
+                 "xwatch", "xreader", "rwarp", "rsync", "wseen", "rseen", "uni_at", "xwseen", "xrseen")
 
     def __init__(self, name: str, data: np.ndarray, elem: Scalar, per_cta: bool):
         self.name = name
@@ -73,6 +144,13 @@ class Buffer:
         # orders them before that warp's later stores, not before other warps')
         self.rwarp: np.ndarray | None = None
         self.rsync: np.ndarray | None = None
+        # where: the per-thread stores and reads behind ``writer`` and ``reader``, the site of the
+        # uniform store behind ``uni``, the accesses behind ``owner`` and ``xreader``
+        self.wseen: Seen | None = None
+        self.rseen: Seen | None = None
+        self.uni_at: np.ndarray | None = None
+        self.xwseen: Seen | None = None
+        self.xrseen: Seen | None = None
 
     @classmethod
     def tile(cls, name: str, ctas: int, shape, elem: Scalar) -> "Buffer":
@@ -91,24 +169,30 @@ class Buffer:
         return int(flat) // self.cta_size if self.per_cta and self.cta_size else None
 
     # ---------------------------------------------------------------- race records
-    def mark(self, flat: np.ndarray, tids, threads: int, values=None) -> None:
+    def mark(self, flat: np.ndarray, tids, threads: int, values=None, site: int = -1) -> None:
         """Record per-thread stores: thread ``tids[i]`` stored element ``flat[i]`` (the value
         ``values[i]``, when given, so that one value stored by several threads is no race for
-        the threads that stored it)."""
+        the threads that stored it), at ``site`` (Machine.site)."""
         if flat.size == 0:
             return
         if self.writer is None:
             self.writer = np.full(self.flat.size, -1, dtype=np.int32)   # batch thread indices fit
+            self.wseen = Seen(self.flat.size)
         tids = np.broadcast_to(tids, flat.shape).ravel()
         if values is not None:
             values = np.broadcast_to(values, flat.shape).ravel()
         flat = flat.ravel()
+        old = self.writer[flat]
+        if (old == tids).all():                 # each thread overwrites its own store: no change
+            self.wseen.last[flat] = thread_stamps(site, tids)
+            return
         cta = tids // threads
         several = -(2 + cta)
-        old = self.writer[flat]
         # only threads of one CTA race here (races between CTAs are not tracked): a store by
         # another CTA's thread takes the record over
-        shared = (old != -1) & (old != tids) & (owner_cta(old, threads) == cta)
+        ours = (old != -1) & (owner_cta(old, threads) == cta)
+        self.wseen.note(flat, thread_stamps(site, tids), tids, ~ours)
+        shared = ours & (old != tids)
         new = np.where(shared, several, tids)
         self.writer[flat] = new
         # two threads storing one element in the same statement: one entry won the assignment,
@@ -152,14 +236,15 @@ class Buffer:
                 same.pop(e, None)
         self.same = same or None
 
-    def note_reads(self, flat: np.ndarray, tids, threads: int) -> None:
-        """Thread ``tids[i]`` read element ``flat[i]`` per thread."""
+    def note_reads(self, flat: np.ndarray, tids, threads: int, site: int = -1) -> None:
+        """Thread ``tids[i]`` read element ``flat[i]`` per thread, at ``site`` (Machine.site)."""
         if flat.size == 0:
             return
         if self.reader is None:
             self.reader = np.full(self.flat.size, -1, dtype=np.int32)
             self.rwarp = np.full(self.flat.size, -1, dtype=np.int32)
             self.rsync = np.zeros(self.flat.size, dtype=bool)
+            self.rseen = Seen(self.flat.size)
         tids = np.broadcast_to(tids, flat.shape).ravel()
         flat = flat.ravel()
         old = self.reader[flat]
@@ -169,12 +254,19 @@ class Buffer:
                 self.rwarp[flat] = tids // 32
                 self.rsync[flat] = False
                 self.rdirty.append(flat)
+                self.rseen.last[flat] = thread_stamps(site, tids)
+                self.rseen.prev[flat] = -1
                 return
             self.reader[flat] = -1
+        elif (old == tids).all():               # each thread reads again what it alone read
+            self.rsync[flat] = False
+            self.rseen.last[flat] = thread_stamps(site, tids)
+            return
         cta = tids // threads
         # a record of this CTA (every record of a tile's element is its CTA's)
         ours = (lambda w: True) if self.per_cta else (lambda w: owner_cta(w, threads) == cta)
         mine = (old != -1) & ours(old)
+        self.rseen.note(flat, thread_stamps(site, tids), tids, ~mine)
         several = mine & (old != tids)
         mark = np.where(several, -(2 + cta), tids)
         self.reader[flat] = mark
@@ -224,7 +316,8 @@ class Buffer:
     def racy_after_read(self, flat: np.ndarray, tids, values, before, threads: int):
         """A per-thread store of a new value into an element another thread of its CTA read per
         thread since the last barrier (that thread may have read the old value or this one):
-        (position, the reader or -1 for several) of the first, or None."""
+        (position, the reader or -(2 + c) for several, where another reader read: a ``Seen``
+        stamp or None) of the first, or None."""
         if not self.rdirty:
             return None
         tids = np.broadcast_to(tids, flat.shape).ravel()
@@ -238,17 +331,40 @@ class Buffer:
         if not racy.any():
             return None
         i = int(np.flatnonzero(racy)[0])
-        return i, int(r[i])
+        return i, int(r[i]), self.where_read(int(flat[i]), int(tids[i]), threads)
 
-    def mark_uniform(self, flat: np.ndarray, ctas: np.ndarray) -> None:
+    def where_read(self, e: int, tid: int, threads: int) -> int | None:
+        """Where another thread of ``tid``'s CTA last read element ``e`` (a ``Seen`` stamp)."""
+        if self.rseen is None:
+            return None
+        return self.rseen.other(e, tid, lambda k: k // threads == tid // threads)
+
+    def stored_by(self, e: int, tid: int) -> bool:
+        """Did batch thread ``tid`` store element ``e`` per thread since its CTA's last barrier (as
+        far as the record and the last two stores seen there tell)?"""
+        if self.writer is None or self.writer[e] == -1:
+            return False
+        w = int(self.writer[e])
+        return w == tid or (w < -1 and any(int(x) != -1 and int(x) & ((1 << TID_BITS) - 1) == tid
+                                           for x in (self.wseen.last[e], self.wseen.prev[e])))
+
+    def where_written(self, e: int, tid: int, threads: int) -> int | None:
+        """Where another thread of ``tid``'s CTA last stored element ``e`` (a ``Seen`` stamp)."""
+        if self.wseen is None:
+            return None
+        return self.wseen.other(e, tid, lambda k: k // threads == tid // threads)
+
+    def mark_uniform(self, flat: np.ndarray, ctas: np.ndarray, site: int = -1) -> None:
         """Record uniform stores: every thread of batch CTA ``ctas[i]`` stored one value into
-        ``flat[i]``."""
+        ``flat[i]``, at ``site``."""
         if flat.size == 0:
             return
         if self.uni is None:
             self.uni = np.zeros(self.flat.size, dtype=np.int32)
+            self.uni_at = np.full(self.flat.size, -1, dtype=np.int64)
         fresh = flat[self.uni[flat] == 0]       # the others are listed already
         self.uni[flat] = ctas + 1
+        self.uni_at[flat] = site
         if fresh.size:
             self.uni_dirty.append(fresh)
 
@@ -320,11 +436,14 @@ class Buffer:
                     return int(i), w, False
         return None
 
-    def cross_write(self, flat: np.ndarray, cidx: np.ndarray, values: np.ndarray, before: np.ndarray):
+    def cross_write(self, flat: np.ndarray, cidx: np.ndarray, values: np.ndarray, before: np.ndarray,
+                    site: int = -1, threads=CTA_WIDE):
         """Record stores of batch CTAs ``cidx`` (per position) into ``flat`` (already written;
         ``before``: what the elements held) and find one racing another CTA's store of the launch:
-        another value, where another CTA stored before or in this same statement. Returns
-        (position, the other CTA's grid index or -2 for several) or None."""
+        another value, where another CTA stored before or in this same statement. ``site`` and
+        ``threads`` (per position, each thread's index in its CTA, or CTA_WIDE) say where the
+        stores are made. Returns (position, the other CTA's grid index or -2 for several, "read" or
+        "stored", where the other CTA's access was: a ``cta_stamps`` entry or None) or None."""
         if self.cta_ids is None or flat.size == 0:
             return None
         shape = flat.shape
@@ -337,33 +456,42 @@ class Buffer:
             read = ((rd == -2) | ((rd >= 0) & (rd != ctas))) & ~same_value(before, values)
             if read.any():
                 i = int(np.flatnonzero(read)[0])
-                return i, int(rd[i]), "read"
+                return i, int(rd[i]), "read", self._cross_seen(self.xrseen, int(flat[i]), int(ctas[i]))
         if self.owner is None:
             self.owner = np.full(self.flat.size, -1, dtype=np.int32)
+            self.xwseen = Seen(self.flat.size, CTA_SHIFT, 31)
         own = self.owner[flat]
         other = (own != -1) & (own != ctas)
         racy = other & ~same_value(before, values)
         if racy.any():
             i = int(np.flatnonzero(racy)[0])
-            return i, int(own[i]), "stored"
+            return i, int(own[i]), "stored", self._cross_seen(self.xwseen, int(flat[i]), int(ctas[i]))
         self.owner[flat] = ctas
         won = self.owner[flat]
         dup = won != ctas                        # another CTA stored the element in this statement
+        stamps = cta_stamps(site, ctas, np.broadcast_to(threads, shape).ravel())
         if dup.any():
             differs = dup & ~same_value(self.flat[flat], values)
             if differs.any():
                 i = int(np.flatnonzero(differs)[0])
-                return i, int(won[i]), "stored"
+                j = np.flatnonzero((flat == flat[i]) & (ctas == won[i]))
+                return i, int(won[i]), "stored", int(stamps[j[0]]) if j.size else None
             other |= dup
         if other.any():
             self.owner[flat[other]] = -2         # several CTAs, one value
+        self.xwseen.note(flat, stamps, ctas)
         return None
 
-    def cross_read(self, flat: np.ndarray, cidx: np.ndarray, inb=True):
+    @staticmethod
+    def _cross_seen(seen, e: int, cta: int):
+        return None if seen is None else seen.other(e, cta)
+
+    def cross_read(self, flat: np.ndarray, cidx: np.ndarray, inb=True, site: int = -1, threads=CTA_WIDE):
         """A read by batch CTAs ``cidx`` (per position) of ``flat``: noted for a later store by
         another CTA (``xwatch`` buffers), and checked against the stores of the launch: (position in
-        ``flat``'s flattening, the grid index of a CTA that stored the element) or None. Elements
-        several CTAs stored with one value are not reported."""
+        ``flat``'s flattening, the grid index of a CTA that stored the element, "stored", where that
+        CTA stored it: a ``cta_stamps`` entry or None) or None. Elements several CTAs stored with
+        one value are not reported. ``site`` and ``threads`` as for ``cross_write``."""
         if self.cta_ids is None or flat.size == 0:
             return None
         ctas = np.broadcast_to(self.cta_ids[np.asarray(cidx)], flat.shape)
@@ -375,18 +503,22 @@ class Buffer:
                 racy &= inb
             if racy.any():
                 i = int(np.flatnonzero(racy)[0])
-                found = i, int(own.ravel()[i]), "stored"
+                e = int(np.ravel(flat)[i])
+                found = i, int(own.ravel()[i]), "stored", self._cross_seen(self.xwseen, e, int(ctas.ravel()[i]))
         if self.xwatch and found is None:
-            f, c = (flat, ctas) if inb is True else (flat[inb], ctas[inb])
-            f, c = f.ravel(), c.ravel()
+            th = np.broadcast_to(threads, flat.shape)
+            f, c, th = (flat, ctas, th) if inb is True else (flat[inb], ctas[inb], th[inb])
+            f, c, th = f.ravel(), c.ravel(), th.ravel()
             if self.xreader is None:
                 self.xreader = np.full(self.flat.size, -1, dtype=np.int32)
+                self.xrseen = Seen(self.flat.size, CTA_SHIFT, 31)
             old = self.xreader[f]
             new = np.where((old == -1) | (old == c), c, -2).astype(np.int32)
             self.xreader[f] = new
             mixed = self.xreader[f] != new           # two CTAs read one element in one statement
             if mixed.any():
                 self.xreader[f[mixed]] = -2
+            self.xrseen.note(f, cta_stamps(site, c, th), c)
         return found
 
     def racy_reads(self, flat: np.ndarray, readers: np.ndarray, threads: int):

@@ -5,7 +5,9 @@ Values are computed in every thread of the batch, active or not, and masked wher
 loads of inactive threads read index 0 and their checks are skipped, stores and checks look only at
 the active threads. A load or store's checks run before it takes effect: a point or run out of its
 buffer (PH402), a point read of an element another thread of the CTA stored since the last
-barrier (PH401), an integer division by zero (PH406).
+barrier (PH401), an integer division by zero (PH406). A compound assignment (`O[i] += v`) reads its
+element, then stores it: the store's checks come first, so that threads updating one element in
+one barrier phase are reported as the lost update they are (PH410, PH408), then its read's PH401.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import BOOL, SCALARS, Run, Scalar, Tile
 from . import values as V
 from .errors import fire, thread_list
-from .memory import gather, same_value
+from .memory import SPAN_UNKNOWN, TID_BITS, gather, same_value
 
 _COMPARE = {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
             ">=": np.greater_equal}
@@ -247,42 +249,80 @@ class ScalarEval:
 
     def _check_point_race(self, e, buf, flat, readers):
         found = buf.racy_reads(flat, readers, self.T)
-        if found is None:
-            return
+        if found is not None:
+            self._racy_read(e, buf, flat, readers, found)
+
+    def _other_access(self, stamp, here, at_node, verb: str, element: str):
+        """Another thread's access for a race message: (its thread in the CTA or None, where it was
+        ("at 5:7, in the previous iteration"), a chain step pointing at it, and when it was ("in the
+        previous iteration", "in this statement" or ""))."""
+        if stamp is None:
+            return None, "", [], ""
+        tid, site = self.thread_site(stamp)
+        span, at, when = self.located(site, here)
+        place = ", ".join(x for x in (at, when) if x)
+        chain = []
+        if span is not None and span != at_node.span:
+            chain = [(span, f"thread {tid % self.T} {verb} {element} here" + (f", {when}" if when else ""))]
+        return tid % self.T, place, chain, when
+
+    def _one_of(self, other: int, thread, place: str) -> str:
+        """" (at 5:7)" after "thread 3 ..." (``other``, a batch thread), or " (among them thread 3,
+        at 5:7)" after "several threads ..." (``other`` negative)."""
+        if thread is None:
+            return ""
+        if other >= 0:
+            return f" ({place})" if place and thread == other % self.T else ""
+        return f" (among them thread {thread}" + (f", {place})" if place else ")")
+
+    def _racy_read(self, e, buf, flat, readers, found, here=None) -> None:
+        """PH401: a point or run read of an element another thread of the CTA stored since the
+        last barrier (``found``: what ``racy_reads`` returned)."""
         positions, writers = found
         pos = int(positions[0])
         reader = int(np.broadcast_to(readers, flat.shape).ravel()[pos])
         element = int(flat.ravel()[pos])
         w = int(writers[pos])
         t, cta = self.thread_of(reader)
+        name = f"`{buf.name}{list(buf.coords(element))}`"
+        thread, place, chain, _ = self._other_access(buf.where_written(element, reader, self.T), here, e,
+                                                     "stores", name)
         who = f"thread {w % self.T}" if w >= 0 else "several threads"
-        fire("PH401", f"thread {t} of CTA {cta} reads `{buf.name}{list(buf.coords(element))}`, which {who} "
-             f"of the CTA stored since the last barrier", e.span, label="a point read racing a store",
+        fire("PH401", f"thread {t} of CTA {cta} reads {name}, which {who} "
+             f"of the CTA stored since the last barrier{self._one_of(w, thread, place)}", e.span,
+             label="a point read racing a store", chain=chain,
              notes=["a thread that reads what another thread stored needs a `barrier()` between "
                     "(per-thread-values.md, \"A per-thread store and a CTA-wide read\"); the compiler "
                     "does not check this, the simulator does"],
              help="put a `barrier()` between the store and the read")
 
-    def _check_cross_read(self, e, buf, flat, run: bool) -> None:
+    def _check_cross_read(self, e, buf, flat, run: bool, site: int = -1) -> None:
         act = self.mask
         fa = flat[act]
         cid = self.cta_of[act]
-        cid = cid[:, None] if run else cid
-        found = buf.cross_read(fa, cid)
+        threads = self.pid[act] % self.T
+        if run:
+            cid, threads = cid[:, None], threads[:, None]
+        found = buf.cross_read(fa, cid, site=site, threads=threads)
         if found is not None:
             self.cross_cta(e, buf, fa, cid, found, reads=True)
+
+    def _recorded(self, buf) -> bool:
+        """Are this buffer's accesses recorded (a site needed)?"""
+        return buf.watch or (buf.cta_ids is not None and (buf.owner is not None or buf.xwatch))
 
     def point_load(self, e: A.Index):
         buf, flat = self.access(e, run=False)
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act])
+        site = self.site(e) if self._recorded(buf) else -1
         if buf.watch:
             act = self.mask
-            buf.note_reads(flat[act], self.pid[act], self.T)
+            buf.note_reads(flat[act], self.pid[act], self.T, site)
             self.marked.add(buf)
         if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
-            self._check_cross_read(e, buf, flat, run=False)
+            self._check_cross_read(e, buf, flat, False, site)
         return gather(buf, flat, True)
 
     def run_load(self, e: A.Index):
@@ -290,33 +330,47 @@ class ScalarEval:
         if buf.dirty:
             act = self.mask
             self._check_point_race(e, buf, flat[act], self.pid[act][:, None])
+        site = self.site(e) if self._recorded(buf) else -1
         if buf.watch:
             act = self.mask
-            buf.note_reads(flat[act], self.pid[act][:, None], self.T)
+            buf.note_reads(flat[act], self.pid[act][:, None], self.T, site)
             self.marked.add(buf)
         if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
-            self._check_cross_read(e, buf, flat, run=True)
+            self._check_cross_read(e, buf, flat, True, site)
         return gather(buf, flat, True)
 
     def point_store(self, s: A.Assign, target: A.Index, binop):
         buf, flat = self.access(target, run=False)
         value = self.ev(s.value)
         vt = elem(self.types[id(s.value)])
+        site, racy = None, None
         if binop:
+            # a compound assignment reads the element, then stores it (LANGUAGE §6): its read is
+            # recorded like any point read, so that another thread doing the same in this barrier
+            # phase (a lost update) is caught at the store, which is reported first (PH410, PH408);
+            # a read racing an earlier store, when the store itself races nothing, is PH401
+            act = self.mask
+            site = self.site(target)
             if buf.dirty:
-                self._check_point_race(target, buf, flat[self.mask], self.pid[self.mask])
+                racy = buf.racy_reads(flat[act], self.pid[act], self.T)
+            if buf.watch:
+                buf.note_reads(flat[act], self.pid[act], self.T, site)
+                self.marked.add(buf)
             if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
-                self._check_cross_read(target, buf, flat, run=False)
+                self._check_cross_read(target, buf, flat, False, site)
             old = gather(buf, flat, True)
             value = self.binop(binop, old, value, buf.elem, vt, buf.elem, s.span)
-        self.store_elements(buf, flat, V.cast(value, buf.elem), target)
+        self.store_elements(buf, flat, V.cast(value, buf.elem), target, site, s if binop else None)
+        if racy is not None:
+            act = self.mask
+            self._racy_read(target, buf, flat[act], self.pid[act], racy, site)
 
     def _store_site(self, flat, tids, i: int) -> tuple[int, int, str]:
         """Position ``i`` of a store's flattened elements: (element, thread in its CTA, CTA)."""
         t, cta = self.thread_of(int(np.broadcast_to(tids, np.shape(flat)).ravel()[i]))
         return int(np.ravel(flat)[i]), t, cta
 
-    def _write_race(self, at, buf, flat, tids, values, racy) -> None:
+    def _write_race(self, at, buf, flat, tids, values, racy, site) -> None:
         """PH408: two threads of a CTA stored different values in one element with no barrier
         between, so which value stays depends on the order the GPU runs them in."""
         i, other, here = racy
@@ -324,6 +378,7 @@ class ScalarEval:
         vals = np.broadcast_to(values, np.shape(flat)).ravel()
         mine = vals[i]
         at_elem = f"`{buf.name}{list(buf.coords(element))}`"
+        chain = []
         if here:                      # both stores in this statement: name both values, no order
             theirs = vals[int(np.flatnonzero(np.broadcast_to(tids, np.shape(flat)).ravel() == other)[0])]
             (t1, v1), (t2, v2) = sorted([(t, mine), (other % self.T, theirs)], key=lambda tv: tv[0])
@@ -331,38 +386,74 @@ class ScalarEval:
                     f"({v1.item()!r} and {v2.item()!r})")
         else:
             who = f"thread {other % self.T}" if other >= 0 else "every thread" if other == -2 else "several threads"
+            if other == -2:           # a uniform store: every thread made it, at one place
+                span, place, when = self.located(int(buf.uni_at[element]), site)
+                place = ", ".join(x for x in (place, when) if x)
+                where = f" ({place})" if place else ""
+                if span is not None and span != at.span:
+                    chain = [(span, f"every thread stores {at_elem} here" + (f", {when}" if when else ""))]
+            else:
+                me = int(np.broadcast_to(tids, np.shape(flat)).ravel()[i])
+                thread, place, chain, _ = self._other_access(buf.where_written(element, me, self.T), site, at,
+                                                             "stores", at_elem)
+                where = self._one_of(other, thread, place)
             what = (f"thread {t} of CTA {cta} stores {mine.item()!r} in {at_elem}, where {who} of the CTA stored "
-                    "another value since the last barrier")
+                    f"another value since the last barrier{where}")
         fire("PH408", what, at.span,
-             label="a store racing another thread's store",
+             label="a store racing another thread's store", chain=chain,
              notes=["two threads storing different values in one element with no `barrier()` between leave "
                     "whichever the GPU writes last; the compiler does not check this (LANGUAGE §9.8), the "
                     "simulator does"],
              help="let one thread store the element (guard the store), give each thread its own element, or "
                   "combine the values first (`sum<over ctx.thread>(..)`, `max<over ctx.lane>(..)`)")
 
-    def _read_then_written(self, at, buf, flat, tids, war) -> None:
+    def _read_then_written(self, at, buf, flat, tids, war, site, compound=None) -> None:
         """PH410: a thread stores a new value into an element another thread of its CTA read
-        since the last barrier, which may have read either value."""
-        i, reader = war
+        since the last barrier, which may have read either value. In a compound assignment whose
+        read another thread's same assignment shares (a lost update), it says so."""
+        i, reader, stamp = war
         element, t, cta = self._store_site(flat, tids, i)
+        name = f"`{buf.name}{list(buf.coords(element))}`"
+        thread, place, chain, when = self._other_access(stamp, site, at, "reads", name)
         who = f"thread {reader % self.T}" if reader >= 0 else "several threads"
-        fire("PH410", f"thread {t} of CTA {cta} stores a new value in `{buf.name}{list(buf.coords(element))}`, "
-             f"which {who} of the CTA read since the last barrier", at.span,
-             label="a store racing another thread's read",
-             notes=["a thread that reads an element another thread then overwrites may see the old value or the "
-                    "new one: nothing but a `barrier()` orders them; the compiler does not check this "
-                    "(LANGUAGE §9.8), the simulator does"],
-             help="put a `barrier()` between the reads and this store, or write the results elsewhere "
-                  "(another tile or tensor) and copy them back after a barrier")
+        label = "a store racing another thread's read"
+        notes = ["a thread that reads an element another thread then overwrites may see the old value or the "
+                 "new one: nothing but a `barrier()` orders them; the compiler does not check this "
+                 "(LANGUAGE §9.8), the simulator does"]
+        help = ("put a `barrier()` between the reads and this store, or write the results elsewhere "
+                "(another tile or tensor) and copy them back after a barrier")
+        same_statement = stamp is not None and self.spans.get((stamp >> TID_BITS) & SPAN_UNKNOWN) == at.span
+        if compound is not None and stamp is not None and (
+                same_statement or buf.stored_by(element, (stamp & ((1 << TID_BITS) - 1)))):
+            # the other thread read the element and stores it too: one of the two updates is lost
+            op = compound.op
+            notes = [f"`{op}` reads the element, then stores it (LANGUAGE §6), and nothing but a `barrier()` "
+                     "orders one thread's read and store with another's: threads that read the element before "
+                     "another stores it each store their own update over the others', and updates are lost"
+                     + (" (64 threads adding 1 may add 1 in all)" if op == "+=" else "")
+                     + "; the compiler does not check this (LANGUAGE §9.8), the simulator does"]
+            if same_statement:
+                label = f"a lost update: thread {thread} runs this `{op}` on {name} too" + (
+                    f", {when}" if when and when != "in this statement" else "")
+            else:
+                label = f"a lost update: thread {thread} read and stored {name} too"
+            help = ("let one thread update the element with the threads' values combined first (`sum<over "
+                    "ctx.thread>(..)`, then `if ctx.thread == 0 { .. }`), give each thread an element of its own, "
+                    "or put a `barrier()` between the updates")
+        fire("PH410", f"thread {t} of CTA {cta} stores a new value in {name}, "
+             f"which {who} of the CTA read since the last barrier{self._one_of(reader, thread, place)}", at.span,
+             label=label, chain=chain, notes=notes, help=help)
 
-    def store_elements(self, buf, flat, value, at) -> None:
+    def store_elements(self, buf, flat, value, at, site=None, compound=None) -> None:
         """Per-thread stores of the active threads (``flat`` ``(P,)`` or ``(P, n)``), recording
-        them for the race checks. A store every thread of a CTA makes to one element with one value
-        (uniform in value, index and control, LANGUAGE §9.4) leaves nothing to race with."""
+        them for the race checks (at ``site``, made here when None; ``compound``: the compound
+        assignment that makes them). A store every thread of a CTA makes to one element with one
+        value (uniform in value, index and control, LANGUAGE §9.4) leaves nothing to race with."""
         value = np.broadcast_to(value, flat.shape)
         act = self.mask
         C, T = self.C, self.T
+        if site is None:
+            site = self.site(at)
         m2 = act.reshape(C, T)
         full = m2.all(1)
         record = act
@@ -377,7 +468,7 @@ class ScalarEval:
                 # store of another value races with these (PH408), so they are noted.
                 record = act & ~np.repeat(uniform, T)
                 cs = np.flatnonzero(uniform)
-                buf.mark_uniform(f3[cs, 0, :].ravel(), np.repeat(cs, f3.shape[2]))
+                buf.mark_uniform(f3[cs, 0, :].ravel(), np.repeat(cs, f3.shape[2]), site)
                 self.marked.add(buf)
         fa = flat[act]
         before = buf.flat[fa]
@@ -391,20 +482,22 @@ class ScalarEval:
             tid_a = tid_a[:, None] if flat.ndim == 2 else tid_a
             war = buf.racy_after_read(fa, tid_a, value[act], before, T)
             if war is not None:
-                self._read_then_written(at, buf, fa, tid_a, war)
+                self._read_then_written(at, buf, fa, tid_a, war, site, compound)
         if record.any():
             tids = self.pid[record]
             tids = tids[:, None] if flat.ndim == 2 else tids
             fr, vr, br = flat[record], value[record], before[record[act]]
             racy = buf.racy_write(fr, tids, vr, br, T)
             if racy is not None:
-                self._write_race(at, buf, fr, tids, vr, racy)
-            buf.mark(fr, tids, T, vr)
+                self._write_race(at, buf, fr, tids, vr, racy, site)
+            buf.mark(fr, tids, T, vr, site)
             self.marked.add(buf)
         if buf.cta_ids is not None:
             cid = self.cta_of[act]
-            cid = cid[:, None] if fa.ndim == 2 else cid
-            found = buf.cross_write(fa, cid, value[act], before)
+            threads = self.pid[act] % T
+            if fa.ndim == 2:
+                cid, threads = cid[:, None], threads[:, None]
+            found = buf.cross_write(fa, cid, value[act], before, site, threads)
             if found is not None:
                 self.cross_cta(at, buf, fa, cid, found, reads=False)
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analyzer.facts.atoms import expr_kind
-from ..analyzer.facts.schema import UNIFORM, WARP_UNIFORM
 from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
 from ..analyzer.types import Run, Tile
@@ -130,14 +128,9 @@ class ThreadOps:
             group = self.T
         out = self.types[id(e)]
         x = np.broadcast_to(V.cast(self.ev(e.args[0]), out), (self.P,)).reshape(-1, group)
-        # the lowering exchanges nothing over an operand already the same in all it folds
-        # (lowering/collectives.py), so such a collective orders no reads (static: asked once)
-        key = (id(e), id(self.inst))
-        syncs = self.synchronizing.get(key)
-        if syncs is None:
-            syncs = self.synchronizing[key] = \
-                expr_kind(self.analysis, e.args[0], self.inst) > (WARP_UNIFORM if lane else UNIFORM)
-        if syncs:
+        # the plan says which collectives exchange data (the lowering exchanges nothing over an
+        # operand already the same in all it folds), and only those order reads
+        if self.plan is None or self.plan.exchanges(e, self.inst):
             self._reads_synced(lane)
         f = e.func
         with np.errstate(all="ignore"):

@@ -40,7 +40,6 @@ def lift(x, rank: int):
 
 class TileEval:
     cur_op = None
-    _hoisted: dict | None = None     # id(node) -> value, what a tile statement evaluated first
 
     # ---------------------------------------------------------------- regions
     def view_of(self, e) -> Region:
@@ -81,7 +80,7 @@ class TileEval:
                 self._racy_tile_read(buf, node, flat, racy, w, cidx)
         if buf.cta_ids is not None and (buf.owner is not None or buf.xwatch):
             cid = cidx.reshape((-1,) + (1,) * (flat.ndim - 1))
-            found = buf.cross_read(flat, cid, inb)
+            found = buf.cross_read(flat, cid, inb, site=self.site(self.cur_op if self.cur_op is not None else node))
             if found is not None:
                 self.cross_cta(self.cur_op if self.cur_op is not None else node, buf, flat, cid, found, reads=True)
         return gather(buf, flat, inb)
@@ -114,7 +113,9 @@ class TileEval:
         if cidx.size:
             prev, self.cur_op = self.cur_op, op
             try:
-                buf.data[cidx] = self.tile_result(value, cidx, t)
+                result = self.tile_result(value, cidx, t)
+                self.planned_barrier(s, cidx)
+                buf.data[cidx] = result
             finally:
                 self.cur_op = prev
         self.end_cta_op(cidx)
@@ -138,6 +139,7 @@ class TileEval:
                 value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
                                    _elem(self.types[id(s.value)]), buf.elem, s.span, align=False)
             value = np.broadcast_to(lift(V.cast(value, buf.elem), rank), (cidx.size,) + region.shape)
+            self.planned_barrier(s, cidx)
             cross = region.buf.cta_ids is not None
             if cross:
                 flat, inb = region.cta_index(cidx)
@@ -147,12 +149,18 @@ class TileEval:
             region.write(cidx, value)
             if cross:
                 cid = np.broadcast_to(cidx.reshape((-1,) + (1,) * (flat.ndim - 1)), flat.shape)
-                found = region.buf.cross_write(flat[inb], cid[inb], value[inb], before[inb])
+                found = region.buf.cross_write(flat[inb], cid[inb], value[inb], before[inb], site=self.site(op))
                 if found is not None:
                     self.cross_cta(op, region.buf, flat[inb], cid[inb], found, reads=False)
         finally:
             self.cur_op = prev
         self.end_cta_op(cidx)
+
+    def planned_barrier(self, s, cidx) -> None:
+        """The barrier the lowering puts right before this CTA-wide write (the plan's, LANGUAGE
+        §10): per-thread accesses before it are ordered with the write."""
+        if self.plan is not None and self.plan.needs_barrier_before(s, self.inst):
+            self.end_cta_op(cidx)
 
     def _changes(self, region: Region, cidx, value) -> bool:
         flat, inb = region.cta_index(cidx)
@@ -164,57 +172,43 @@ class TileEval:
         return np.broadcast_to(v, (cidx.size,) + tuple(t.shape))
 
     def statement_value(self, e, cidx: np.ndarray):
-        """The value of a tile statement's expression. As the lowering runs it (and the checker
-        reads it), the scalars it broadcasts and the functions it calls are evaluated first, in
-        source order; only then are its tiles read (so `u + f(u)` adds what `f` left in `u`)."""
-        saved = self._hoisted, getattr(self, "_tile_cidx", None)
-        self._hoisted, self._tile_cidx = {}, cidx
+        """The value of a tile statement's expression, in LANGUAGE §6's order: its scalars, calls
+        and tile operations each at its place, after its operands; a tile or a slice is read by
+        the operation that takes it (so `u + f(u)` adds what `f` left in `u`, while
+        `rowsum(u) + f(u)` sums `u` before `f` runs: analyzer/evaluation.py)."""
+        saved = getattr(self, "_tile_cidx", None)
+        self._tile_cidx = cidx
         try:
-            self._hoist(e, cidx)
-            return self.tv(e, cidx)
+            return self.operand(self.tv(e, cidx), cidx)
         finally:
-            self._hoisted, self._tile_cidx = saved
+            self._tile_cidx = saved
 
-    def _hoist(self, e, cidx) -> None:
-        t = self.types[id(e)]
-        if isinstance(t, Scalar) or (isinstance(e, A.Call) and id(e) in self.inst.calls):
-            self._hoisted[id(e)] = self._tv(e, cidx)
-            return
-        if isinstance(e, A.Binary):
-            self._hoist(e.lhs, cidx)
-            self._hoist(e.rhs, cidx)
-        elif isinstance(e, A.Unary):
-            self._hoist(e.operand, cidx)
-        elif isinstance(e, A.Call):
-            for a in e.args:
-                self._hoist(a, cidx)
+    def operand(self, v, cidx: np.ndarray):
+        """A value an operation takes: a tile or slice (a ``Leaf``) is read now."""
+        if type(v) is Leaf:
+            return self.read_region(v.region, cidx, v.node)
+        return v
 
     # ---------------------------------------------------------------- expressions
     def tv(self, e, cidx: np.ndarray):
-        """A tile-valued expression (or a scalar a sweep broadcasts) in the CTAs ``cidx``."""
-        if self._hoisted:
-            v = self._hoisted.get(id(e))
-            if v is not None:
-                return v
-        return self._tv(e, cidx)
-
-    def _tv(self, e, cidx: np.ndarray):
+        """A tile-valued expression (or a scalar a sweep broadcasts) in the CTAs ``cidx``: an
+        array, or a ``Leaf`` for a tile or a slice, which its taker reads."""
         t = self.types[id(e)]
         if isinstance(t, Scalar):
             v = self.cta_uniform(self.ev(e), e, self.cur_op)
             return v[cidx] if np.ndim(v) else v
         if isinstance(e, A.Name):
-            return self.read_region(self.region_of(e), cidx, e)
+            return Leaf(self.region_of(e), e)
         if isinstance(e, A.Index):
-            return self.read_region(self.view_of(e), cidx, e)
+            return Leaf(self.view_of(e), e)
         if isinstance(e, A.Binary):
             rank = len(t.shape)
-            a = lift(self.tv(e.lhs, cidx), rank)
-            b = lift(self.tv(e.rhs, cidx), rank)
+            a, b = self.tv(e.lhs, cidx), self.tv(e.rhs, cidx)
+            a, b = lift(self.operand(a, cidx), rank), lift(self.operand(b, cidx), rank)
             return self.binop(e.op, a, b, _elem(self.types[id(e.lhs)]), _elem(self.types[id(e.rhs)]),
                               t.elem, e.span, align=False)
         if isinstance(e, A.Unary):
-            v = V.cast(self.tv(e.operand, cidx), V.compute_type(t.elem))
+            v = V.cast(self.operand(self.tv(e.operand, cidx), cidx), V.compute_type(t.elem))
             return V.cast(np.negative(v), t.elem)
         if isinstance(e, A.Call):
             return self.tile_call(e, t, cidx)
@@ -225,34 +219,48 @@ class TileEval:
         if id(e) in self.inst.calls:
             return self.call_function(e)[cidx]
         rank = len(t.shape)
+        take = self.operand
         if f in V.NUMPY_DTYPES:
-            return V.cast(self.tv(e.args[0], cidx), t.elem)
+            return V.cast(take(self.tv(e.args[0], cidx), cidx), t.elem)
         if f in _TILE_MATH:
-            x = V.cast(self.tv(e.args[0], cidx), V.compute_type(t.elem))
+            x = V.cast(take(self.tv(e.args[0], cidx), cidx), V.compute_type(t.elem))
             with np.errstate(all="ignore"):
                 return V.cast(_TILE_MATH[f](x), t.elem)
         if f == "tmax":
-            a, b = (lift(self.tv(x, cidx), rank) for x in e.args)
+            a, b = [self.tv(x, cidx) for x in e.args]
+            a, b = lift(take(a, cidx), rank), lift(take(b, cidx), rank)
             ct = V.compute_type(t.elem)
             return V.cast(V.fmax(V.cast(a, ct), V.cast(b, ct)), t.elem)
         if f == "where":
             # as for scalars: a division by zero only counts in the elements of the side taken
-            c = lift(self.tv(e.args[0], cidx), rank)
+            c = lift(take(self.tv(e.args[0], cidx), cidx), rank)
             saved = self._tile_div_taken
             try:
                 self._tile_div_taken = _taken_within(saved, np.asarray(c, dtype=bool))
-                a = lift(self.tv(e.args[1], cidx), rank)
+                a = self.tv(e.args[1], cidx)
                 self._tile_div_taken = _taken_within(saved, ~np.asarray(c, dtype=bool))
-                b = lift(self.tv(e.args[2], cidx), rank)
+                b = self.tv(e.args[2], cidx)
             finally:
                 self._tile_div_taken = saved
+            a, b = lift(take(a, cidx), rank), lift(take(b, cidx), rank)
             return np.where(c, V.cast(a, t.elem), V.cast(b, t.elem))
         prev, self.cur_op = self.cur_op, self.inst.ops.get(id(e)) or self.cur_op
         try:
             args = [self.tv(x, cidx) for x in e.args]
+            args = [take(a, cidx) for a in args]
         finally:
             self.cur_op = prev
         return V.cast(BUILTINS[f](t, *args), t.elem)
+
+
+class Leaf:
+    """A tile or a slice as an operand: read by the operation that takes it (LANGUAGE §6)."""
+
+    __slots__ = ("region", "node")
+
+    def __init__(self, region: Region, node):
+        self.region = region
+        self.node = node
 
 
 def _taken_within(taken, c):

@@ -112,10 +112,14 @@ Some operations also order the reads before them:
 - a shuffle or a lane collective orders only the reads of its own warp.
 A collective whose operand is already the same in all it folds orders nothing: the lowering
 exchanges nothing for it.
+A compound assignment (`O[0] += 1`) reads its element, then stores it (LANGUAGE §6), so threads
+of a CTA updating one element between two barriers, even to one same value, are caught here (or
+as PH408): a lost update. The message names the other thread's access, its line and column, and
+says "in the previous iteration" when a loop made it one iteration before.
 
 Why it matters: the reader may see the old value or the new one, depending on which warp the
 GPU runs first. Updating an array in place with values read from neighbours is the usual way to
-trip it.
+trip it; several threads adding to one counter is another (64 threads adding 1 may add 1 in all).
 
 Example (stopped at run time):
 
