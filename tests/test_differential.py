@@ -405,3 +405,45 @@ def test_round_keeps_the_sign_of_a_zero_result():
     sim, low = both(src, {"X": X, "O": np.zeros((1, 8), np.float32)})
     want = [-np.inf, -np.inf, -np.inf, np.inf, np.inf, -np.inf, -0.5, 0.5]
     assert list(sim["O"][0]) == want and list(low["O"][0]) == want
+
+
+# ---------------------------------------------------------------- every example
+# the lowered module of these runs for more than 2 s on the interpreter (big tiles, many threads)
+SLOW_EXAMPLES = ("attention_scores", "block_transpose", "jacobi_poisson", "linear_relu", "tiled_gemm")
+
+
+def _example_cases():
+    import test_simulator_examples as E
+    return [pytest.param(name, fn, shape, id=name, marks=[pytest.mark.slow] if name in SLOW_EXAMPLES else [])
+            for name, entries in sorted(E.CASES.items()) for fn, shape in entries[:1]]
+
+
+@pytest.mark.parametrize("name,case,shape", _example_cases())
+def test_every_example_runs_the_same_in_the_simulator_and_the_lowered_module(name, case, shape, monkeypatch):
+    """Each example at its smallest case of tests/test_simulator_examples.py: every launch the case
+    makes runs on the simulator and on the lowered module (tests/ir_simt.py) with the same
+    inputs, and every array agrees within LANGUAGE §10's tolerances (the case then checks the
+    simulator's result against its numpy reference, as it always does)."""
+    import test_simulator_examples as E
+
+    real_kernel = E.kernel
+    launches = []
+
+    def both(kname, **defines):
+        sim = real_kernel(kname, **defines)
+        source = (E.EXAMPLES / f"{kname}.ph").read_text()
+
+        def launch(*args, grid, **kwargs):
+            named = dict(zip(sim.params, args), **kwargs)
+            arrays = {k: v for k, v in named.items() if isinstance(v, np.ndarray)}
+            scalars = {k: v for k, v in named.items() if not isinstance(v, np.ndarray)}
+            lowered = {k: v.copy() for k, v in arrays.items()}
+            ir_simt.run(source, lowered, tuple(grid), kernel=kname, defines=defines or None, scalars=scalars)
+            sim(*args, grid=grid, **kwargs)
+            launches.append(H.compare_outputs(arrays, lowered))
+        return launch
+    monkeypatch.setattr(E, "kernel", both)
+    warnings.simplefilter("ignore")
+    with np.errstate(all="ignore"):
+        case(np.random.default_rng(1), *shape)
+    assert launches and not any(launches), launches
