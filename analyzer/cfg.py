@@ -383,6 +383,60 @@ class Builder:
 
     # ---- expressions, in evaluation order (§6)
     def expr(self, e, preds, inst, parent) -> list:
+        """The nodes of expression ``e``, in evaluation order; returns the new predecessors.
+        Most expressions make no node at all (no call, no `&&`/`||`, no operation with a place
+        of its own): one loop over the subtree finds that and files their per-thread work, and
+        only the others are walked node by node (``walk``)."""
+        if self._early:
+            return self.walk(e, preds, inst, parent)
+        ops = inst.ops
+        calls = inst.calls
+        sink = self._sink
+        found = []
+        stack = [e]
+        pop = stack.pop
+        push = stack.append
+        while stack:
+            x = pop()
+            t = type(x)
+            if t is A.Name or t is A.IntLit or t is A.FloatLit or t is A.CtxPath or t is A.BoolLit:
+                continue
+            if t is A.Binary:
+                if x.op == "&&" or x.op == "||":
+                    return self.walk(e, preds, inst, parent)
+                push(x.rhs)
+                push(x.lhs)
+                continue
+            op = ops.get(id(x))
+            if op is not None:
+                cls = op.cls
+                if cls is OpClass.PER_THREAD or op.name == "slice":
+                    if t is A.Call and id(x) in calls:
+                        return self.walk(e, preds, inst, parent)
+                    found.append(x)
+                elif cls is OpClass.CTA_WIDE and sink is not None and getattr(x, "func", None) not in ONCE_PER_CTA:
+                    found.append(x)
+                else:
+                    return self.walk(e, preds, inst, parent)
+            if t is A.Unary:
+                push(x.operand)
+            elif t is A.Index:
+                stack.extend(_subscript_exprs(x))
+            elif t is A.Call or t is A.GenericCall:
+                if t is A.GenericCall:
+                    push(x.param)
+                stack.extend(x.args)
+            elif t is A.Member:
+                push(x.value)
+        for x in found:
+            if sink is not None and ops[id(x)].cls is OpClass.CTA_WIDE and ops[id(x)].name != "slice":
+                sink.append(x)
+            else:
+                self._plain.append(x)
+        return preds
+
+    def walk(self, e, preds, inst, parent) -> list:
+        """``expr`` node by node, for an expression that makes nodes."""
         if self._early and id(e) in self._early:
             return self.early_operation(e, preds, inst, parent)
         t = type(e)

@@ -46,11 +46,8 @@ def tile_bytes(t: Tile) -> int:
 
 
 def plan(kinfo, analysis=None) -> smem.SharedPlan:
-    """The shared-memory plan of a checked kernel; ``analysis`` (its KernelAnalysis) says which
-    collectives exchange data, and is made here when not given."""
-    if analysis is None:
-        from .analysis import analyze_kernel
-        analysis = analyze_kernel(kinfo)
+    """The shared-memory plan of a checked kernel (``analysis``, its KernelAnalysis, is made when
+    not given)."""
     return smem.plan_kernel(kinfo, analysis)
 
 

@@ -22,8 +22,6 @@ from dataclasses import dataclass, field
 
 from .builtins import ATOMICS, TILE_MATH
 from .constants import affine, constant_of
-from .facts.atoms import atoms, expr_kind
-from .facts.schema import UNIFORM
 from .ops import OpClass
 from .syntax import ast as A
 from .types import SCALARS, Tensor, Tile, settle
@@ -39,6 +37,7 @@ FOLD = ("fold",)                   # keys of the collectives' static buffers
 ONCE = ("once",)
 FOLD_SLOTS = 32                    # i64 slots: one per warp (collectives.cta_collective)
 ONCE_SLOTS = 1                     # one i64 slot (collectives.once_per_cta)
+_WITH_RESULT = ATOMICS + ("load_acquire",)   # once-per-CTA operations that hand out a result
 
 
 def round_up(n: int) -> int:
@@ -142,11 +141,15 @@ class SharedPlan:
 
 
 def plan_kernel(kinfo, analysis=None) -> SharedPlan:
-    """The plan of one kernel (a semantics.KernelInfo). ``analysis`` (its KernelAnalysis, or
-    resources.py's lazy stand-in) says which CTA collectives exchange data, as it tells the
-    lowering; without one every collective counts as exchanging."""
+    """The plan of one kernel (a semantics.KernelInfo). ``analysis`` (its KernelAnalysis, made
+    here when not given) says which CTA collectives exchange data, as it tells the lowering, and
+    where the operations with a result are."""
+    if analysis is None:
+        from .analysis import analyze_kernel
+        analysis = analyze_kernel(kinfo)
     p = _Planner(kinfo, analysis)
     p.body(kinfo.instance)
+    p.buffers(kinfo)
     return p.plan
 
 
@@ -180,7 +183,13 @@ class _Planner:
 
     # ------------------------------------------------------------ statements
     def body(self, inst) -> None:
+        """An instance's tile statements, then each call inlined into it (its argument and result
+        tiles, its body). Only statements are walked: the calls are the instance's own list, and
+        the collectives' buffers come from the analysis's operations (``buffers``)."""
         self.block(inst, inst.node.body)
+        for callee in inst.calls.values():
+            if callee.call_node is not None:
+                self.call(inst, callee.call_node, callee)
 
     def block(self, inst, blk) -> None:
         for s in blk.stmts:
@@ -188,106 +197,55 @@ class _Planner:
 
     def stmt(self, inst, s) -> None:
         t = type(s)
-        if t is A.Let or t is A.Var:
-            b = inst.decls.get(id(s))
-            tile = b is not None and isinstance(b.type, Tile) and (t is A.Var or b.kind == "let")
-            if tile:                                 # a `var` tile or a materialized `let` (§5)
-                self.named(tile_key(inst, b), f"`{b.name}`", b.span, b.type)
-            if s.value is not None:
-                self.expr(inst, s.value)
-                if tile:
-                    self.statement(inst, s, s.value, b.type.shape)
-        elif t is A.Assign:
-            self.expr(inst, s.target)
-            self.expr(inst, s.value)
+        if t is A.Assign:
             tt = inst.types.get(id(s.target))
             if isinstance(tt, Tile):                 # a CTA-wide write into a tile or slice
                 self.statement(inst, s, s.value, tt.shape, s.target)
+        elif t is A.Let or t is A.Var:
+            b = inst.decls.get(id(s))
+            if b is not None and isinstance(b.type, Tile) and (t is A.Var or b.kind == "let"):
+                # a `var` tile or a materialized `let` (§5)
+                self.named(tile_key(inst, b), f"`{b.name}`", b.span, b.type)
+                if s.value is not None:
+                    self.statement(inst, s, s.value, b.type.shape)
         elif t is A.If:
-            self.expr(inst, s.cond)
             self.block(inst, s.then)
             if isinstance(s.orelse, A.If):
                 self.stmt(inst, s.orelse)
             elif s.orelse is not None:
                 self.block(inst, s.orelse)
-        elif t is A.For:
-            for a in s.args:
-                self.expr(inst, a)
-            self.block(inst, s.body)
-        elif t is A.While:
-            self.expr(inst, s.cond)
+        elif t is A.For or t is A.While:
             self.block(inst, s.body)
         elif t is A.Return:
-            if s.value is not None:
-                self.expr(inst, s.value)
-                if inst.kind == "function" and isinstance(inst.ret_type, Tile):   # into the result tile
-                    self.statement(inst, s, s.value, inst.ret_type.shape)
-        elif t is A.ExprStmt:
-            e = s.expr
-            if isinstance(e, A.Call) and e.func in ATOMICS and id(e) not in inst.calls:
-                for a in e.args:                     # no result to hand out: no slot
-                    self.expr(inst, a)
-            else:
-                self.expr(inst, e)
+            if s.value is not None and inst.kind == "function" and isinstance(inst.ret_type, Tile):
+                self.statement(inst, s, s.value, inst.ret_type.shape)      # into the result tile
 
-    # ------------------------------------------------------------ expressions: calls, collectives
-    def expr(self, inst, e) -> None:
-        t = type(e)
-        if t is A.Call:
-            callee = inst.calls.get(id(e))
-            if callee is not None:
-                self.call(inst, e, callee)
-                return
-            for a in e.args:
-                self.expr(inst, a)
-            if e.func in ATOMICS or e.func == "load_acquire":   # a result handed to every thread
-                self.static(ONCE, "once-per-CTA result slot", e.span, ONCE_SLOTS)
-        elif t is A.GenericCall:
-            self.expr(inst, e.param)
-            for a in e.args:
-                self.expr(inst, a)
-            op = inst.ops.get(id(e))
-            if op is not None and op.cls is OpClass.CTA_COLLECTIVE and self.warps > 1 and self.exchanges(e, inst):
-                self.static(FOLD, "CTA collective buffer", e.span, FOLD_SLOTS)
-        elif t is A.Binary:
-            self.expr(inst, e.lhs)
-            self.expr(inst, e.rhs)
-        elif t is A.Unary:
-            self.expr(inst, e.operand)
-        elif t is A.Member:
-            self.expr(inst, e.value)
-        elif t is A.Index:
-            self.expr(inst, e.base)
-            for s in e.subs:
-                for x in _sub_exprs(s):
-                    self.expr(inst, x)
+    def buffers(self, kinfo) -> None:
+        """The collectives' static buffers: the CTA fold, where a CTA collective exchanges data in
+        a CTA of more than one warp; the once-per-CTA slot, where an atomic or acquire load hands
+        its result to every thread (an atomic standing as a statement has none to hand)."""
+        for op in self.analysis.facts.ops:
+            if op.cls is OpClass.CTA_COLLECTIVE:
+                if self.warps > 1 and self.exchanges(op.ast, op.inst):
+                    self.static(FOLD, "CTA collective buffer", op.span, FOLD_SLOTS)
+            elif op.name in _WITH_RESULT and not op.statement_level:
+                self.static(ONCE, "once-per-CTA result slot", op.span, ONCE_SLOTS)
 
     def exchanges(self, e, inst) -> bool:
         """Does this collective exchange data between threads? What the lowering asks: the
-        analysis's execution plan where it has one (facts/plan.py), else the operand's kind."""
-        if self.analysis is None:
-            return True                   # the lowering's assumption without an analysis
-        plan = getattr(self.analysis, "plan", None)
-        if plan is not None:
-            return plan.exchanges(e, inst)
-        uses, seeds, results = atoms(e.args[0], inst)
-        if not uses and not results:      # literals and ctx fields: no facts needed
-            return max([UNIFORM] + [k for k, _ in seeds]) != UNIFORM
-        return expr_kind(self.analysis, e.args[0], inst) != UNIFORM
+        analysis's execution plan (facts/plan.py)."""
+        return self.analysis.plan.exchanges(e, inst)
 
     def call(self, inst, call, callee) -> None:
-        """An inlined call, as the lowering does it: the arguments in order (a computed tile
-        argument is swept into a tile of its own), the result tile, the body."""
+        """An inlined call, as the lowering does it: a computed tile argument is swept into a tile
+        of its own, the result comes in a tile of its own, then the body."""
         fn = callee.node
         for p, a in zip(fn.params, call.args):
             pb = callee.decls.get(id(p))
             if pb is not None and isinstance(pb.type, (Tensor, Tile)) and not isinstance(a, (A.Name, A.Index)):
                 t = inst.types[id(a)]
                 self.named(argument_key(inst, a), f"`{p.name}` of `{fn.name}`", a.span, t)
-                self.expr(inst, a)
                 self.statement(inst, a, a, t.shape)
-            else:
-                self.expr(inst, a)
         if isinstance(callee.ret_type, Tile):
             self.named(result_key(inst, call), f"the result of `{fn.name}`", call.span, callee.ret_type)
         self.body(callee)

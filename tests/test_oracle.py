@@ -51,8 +51,6 @@ def _atoms(facts) -> str:
         add(f"loop_again({h},{p}).")
     for op in facts.ops:
         add(f"op_at({op.id},{op.node}).")
-    for o, v in facts.guard:
-        add(f"guard({o},{v}).")
     for st in facts.stores:
         add(f"store({st.op},{st.op}). store_node({st.op},{st.node}). store_buf({st.op},\"{st.buf}\").")
         for v in st.indices + ([st.value] if st.value is not None else []):

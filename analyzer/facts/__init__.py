@@ -94,10 +94,7 @@ class Facts:
     reads: list = field(default_factory=list)           # (op id, buf, name used)
     ops: list[Op] = field(default_factory=list)
     operand: list = field(default_factory=list)         # (op id, v)
-    guard: list = field(default_factory=list)           # (op id, v)
     barriers: list = field(default_factory=list)        # node
-    edges: list = field(default_factory=list)           # (a, b)
-    back_edges: list = field(default_factory=list)      # (a, b, loop id)
     parent: dict = field(default_factory=dict)          # node -> control parent
     cond: list = field(default_factory=list)            # (p, v)
     raises: RaiseFacts = field(default_factory=lambda: RaiseFacts())   # (node, t, how)
@@ -105,6 +102,17 @@ class Facts:
     # lookups the extraction fills for the derivation and the rules
     value_of: dict = field(default_factory=dict)        # (node, id(expr)) -> v
     _atoms: dict = field(default_factory=dict)
+
+    @property
+    def edges(self) -> list:
+        """(a, b) of every edge but the back edges, read off the graph when asked (the analysis
+        walks the graph itself; the oracle and the tests read the relation)."""
+        return [(a, b) for a, b, d in self.cfg.edges() if "back" not in d]
+
+    @property
+    def back_edges(self) -> list:
+        """(a, b, loop id) of every back edge."""
+        return [(a, b, d["back"]) for a, b, d in self.cfg.edges() if "back" in d]
 
     def atoms_of(self, v: int):
         """The (uses, seeds, results) of value v, computed once (facts/atoms.py)."""

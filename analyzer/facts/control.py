@@ -9,13 +9,7 @@ from ..syntax import ast as A
 
 
 def emit(cfg: KernelCFG, facts) -> None:
-    edges = facts.edges
-    for a, b, d in cfg.edges():
-        back = d.get("back")
-        if back is None:
-            edges.append((a, b))
-        else:
-            facts.back_edges.append((a, b, back))
+    # (the edge and back-edge relations are read off the graph when asked: Facts.edges)
     loops = cfg.loops
     for site in cfg.sites:
         if site.parent is not None:

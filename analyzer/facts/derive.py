@@ -9,7 +9,7 @@ of facts/schema.py contributes edges y -> x:
     var_assign(b, v, n)   b >= v, b >= control(n)   loop_bound(b, v)    b >= v
     returns(r, v, n)      r >= v, r >= control(n)   parent(n, p)        control(n) >= inside(p)
     cond(p, v)            inside(p) >= v            control(p)          inside(p) >= control(p)
-    raises(e, t)          control(t) >= control(e)  op at n, guard g    control(op) >= control(n), g
+    raises(e, t)          control(t) >= control(e)  op at n             control(op) >= control(n)
     loop_again(h, p)      control(h) >= inside(p)   (later iterations test the condition again)
 
 The least solution is computed by a semi-naive worklist: only a node that just rose propagates,
@@ -192,9 +192,6 @@ class _Edges:
                 ops[op.node] = op
             else:
                 put(ops, op.node, op)
-        self.guard = guard = {}                # v -> (op id, v)
-        for fact in facts.guard:
-            put(guard, fact[1], fact)
         self.raised: dict = {}                 # id(shared list) -> {kind: first index raised to it}
 
     def _not_yet_raised(self, targets, k):
@@ -231,8 +228,6 @@ class _Edges:
                 add((("r", id(callee)), ("returned", callee, v)))
             for p, v in _items(self.cond, x):
                 add((("in", p), ("cond", p, v)))
-            for op_id, v in _items(self.guard, x):
-                add((("o", op_id), ("guard", v)))
         elif tag == "c":
             for b, _v, node in _items(self.var_assign_c, x):
                 add((("b", b.uid), ("assigned_under", b, node)))

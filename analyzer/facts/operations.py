@@ -20,8 +20,8 @@ def emit(cfg: KernelCFG, facts) -> None:
                 _add(facts, site, info, e, False)
         if not site.ops:
             continue
-        own = site.ast
-        if site.kind == STMT and type(own) is A.ExprStmt:
+        own = site.ast if site.kind == STMT else None      # the statement's own operation
+        if own is not None and type(own) is A.ExprStmt:
             own = own.expr
         for e in site.ops:
             info = ops.get(id(e))

@@ -12,31 +12,42 @@ it; the first that stays is reported, direct paths first, then the innermost loo
 The work is linear in the graph for the common shapes: each store first walks forward once to
 see whether it reaches any read not yet reported (a store followed by a barrier stops at once),
 and a read is dropped from the store-by-store search as soon as one path to it is reported.
-The walks are hand-written over adjacency lists made once from the graph (networkx's
-``descendants`` on a restricted view is several times slower here: benchmarks/path_queries.py).
+The walks are hand-written over adjacency lists made from the graph as they enter each node
+(networkx's ``descendants`` on a restricted view is several times slower here:
+benchmarks/path_queries.py).
 """
 
 from __future__ import annotations
 
 
 class Adjacency:
-    """The CFG's edges without barrier nodes as targets, as lists: ``succ[n]`` and ``pred[n]``
-    hold (node, loop id of a back edge or None)."""
+    """The CFG's edges without the barrier nodes, as lists made from the graph the first time a
+    walk enters a node (most walks stop at the first barrier, so most nodes never are):
+    ``succ(n)`` and ``pred(n)`` give (node, loop id of a back edge or None)."""
 
-    __slots__ = ("succ", "pred")
+    __slots__ = ("graph", "blocked", "_succ", "_pred")
 
     def __init__(self, cfg, blocked):
-        n = len(cfg.sites)
-        succ = [[] for _ in range(n)]
-        pred = [[] for _ in range(n)]
-        for a, b, d in cfg.edges():
-            if b in blocked or a in blocked:
-                continue
-            back = d.get("back")
-            succ[a].append((b, back))
-            pred[b].append((a, back))
-        self.succ = succ
-        self.pred = pred
+        self.graph = cfg.graph
+        self.blocked = blocked
+        self._succ: dict = {}
+        self._pred: dict = {}
+
+    def succ(self, n: int) -> list:
+        got = self._succ.get(n)
+        if got is None:
+            blocked = self.blocked
+            got = self._succ[n] = [] if n in blocked else \
+                [(m, d.get("back")) for m, d in self.graph.succ[n].items() if m not in blocked]
+        return got
+
+    def pred(self, n: int) -> list:
+        got = self._pred.get(n)
+        if got is None:
+            blocked = self.blocked
+            got = self._pred[n] = [] if n in blocked else \
+                [(m, d.get("back")) for m, d in self.graph.pred[n].items() if m not in blocked]
+        return got
 
 
 class Walks:
@@ -54,7 +65,7 @@ class Walks:
         stack = list(starts)
         while stack:
             n = stack.pop()
-            for m, back in succ[n]:
+            for m, back in succ(n):
                 if m in seen or (back is not None and back in removed):
                     continue
                 if within is not None and m not in within:
@@ -71,7 +82,7 @@ class Walks:
         stack = list(ends)
         while stack:
             n = stack.pop()
-            for m, back in pred[n]:
+            for m, back in pred(n):
                 if m in seen or m not in among or (back is not None and back in removed):
                     continue
                 seen.add(m)

@@ -49,15 +49,14 @@ RELATIONS = [
              "facts/operations.py"),
     Relation("operand", ("op", "v"), "a scalar operand of op (slice offsets and ends, broadcast scalars, "
              "atomic index and value, shuffle lane)", "facts/operations.py"),
-    Relation("guard", ("op", "v"), "op runs only where v (the left of an enclosing && or ||) lets it",
-             "facts/operations.py"),
     Relation("barrier", ("node",), "node is a `barrier()` statement", "facts/operations.py"),
     # --- control (facts/control.py)
     Relation("edge", ("node", "node"), "control may pass from the first node to the second", "facts/control.py"),
     Relation("back_edge", ("node", "node", "loop"), "a loop's back edge", "facts/control.py"),
     Relation("parent", ("node", "p"), "node runs under control node p (a condition, loop header or call)",
              "facts/control.py"),
-    Relation("cond", ("p", "v"), "control node p branches on v (an if/while condition or a for loop's bound)",
+    Relation("cond", ("p", "v"), "control node p branches on v (an if/while condition's operand, the left side "
+             "of an && or || whose right side runs under p, or a for loop's bound)",
              "facts/control.py"),
     Relation("loop_again", ("header", "p"), "a loop's condition (from its header) runs again under the "
              "control inside p, the node whose value decides the loop", "facts/control.py"),
