@@ -553,21 +553,7 @@ def _early_ids(inst, value) -> frozenset:
     return frozenset(id(n) for nodes in early.values() for n in nodes) if early else frozenset()
 
 
-def _subscript_exprs(e: A.Index) -> list:
-    out = []
-    for s in e.subs:
-        ts = type(s)
-        if ts is A.Point:
-            out.append(s.index)
-        elif ts is A.SpanSub:
-            out.append(s.start)
-            out.append(s.length)
-        else:
-            if s.lo is not None:
-                out.append(s.lo)
-            if s.hi is not None:
-                out.append(s.hi)
-    return out
+_subscript_exprs = A.subscript_exprs
 
 
 def build_cfg(kinfo: KernelInfo) -> KernelCFG:
@@ -626,22 +612,7 @@ class Targets:
         return f"Targets({list(self)})"
 
 
-def expr_children(e) -> list:
-    """The sub-expressions of ``e`` in evaluation order (§6)."""
-    t = type(e)
-    if t is A.Binary:
-        return [e.lhs, e.rhs]
-    if t is A.Unary:
-        return [e.operand]
-    if t is A.Call:
-        return list(e.args)
-    if t is A.GenericCall:
-        return list(e.args) + [e.param]
-    if t is A.Index:
-        return [e.base] + _subscript_exprs(e)
-    if t is A.Member:
-        return [e.value]
-    return []
+expr_children = A.children
 
 
 def to_dot(cfg: KernelCFG) -> str:

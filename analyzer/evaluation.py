@@ -97,24 +97,4 @@ def _is_tile_operation(node, inst) -> bool:
     return isinstance(inst.types.get(id(node)), Tile)
 
 
-def _children(e) -> list:
-    t = type(e)
-    if t is A.Binary:
-        return [e.lhs, e.rhs]
-    if t is A.Unary:
-        return [e.operand]
-    if t is A.Call:
-        return list(e.args)
-    if t is A.GenericCall:
-        return list(e.args) + [e.param]
-    if t is A.Index:
-        out = []
-        for s in e.subs:
-            if type(s) is A.Point:
-                out.append(s.index)
-            elif type(s) is A.SpanSub:
-                out += [s.start, s.length]
-            else:
-                out += [x for x in (s.lo, s.hi) if x is not None]
-        return out
-    return []
+_children = A.children

@@ -288,7 +288,7 @@ class _Planner:
         if _is_producer(inst, node):
             self.produce(sp, inst, node, materialized)
         else:
-            for c in _children(node):
+            for c in tile_children(node):
                 self.materialize_others(sp, inst, c, None, materialized)
         materialized.add(id(node))
 
@@ -301,7 +301,7 @@ class _Planner:
         if _is_producer(inst, node):
             return node if list(t.shape) == list(shape) else None
         if isinstance(node, (A.Binary, A.Unary)) or (isinstance(node, A.Call) and _keeps_spine(node.func)):
-            for c in _children(node):
+            for c in tile_children(node):
                 found = self.fusable(inst, c, shape, materialized)
                 if found is not None:
                     return found
@@ -321,7 +321,7 @@ class _Planner:
                          f"{_shape(t.elem, t.shape)}", node.span, t.elem, t.shape)
             self.produce(sp, inst, node, record)
             return
-        for c in _children(node):
+        for c in tile_children(node):
             self.materialize_others(sp, inst, c, fused, record)
 
     def produce(self, sp, inst, node, done=frozenset()) -> None:
@@ -378,7 +378,7 @@ class _Planner:
             keeps = isinstance(n, (A.Binary, A.Unary)) or (isinstance(n, A.Call) and (
                 _keeps_spine(n.func) or n.func == "tril"))
             inside = inside or _is_producer(inst, n)
-            for c in _children(n):
+            for c in tile_children(n):
                 ct = inst.types.get(id(c))
                 same = isinstance(ct, Tile) and list(ct.shape) == list(shape)
                 if walk(c, plain and keeps and same, inside):
@@ -523,7 +523,9 @@ def _keeps_spine(func: str) -> bool:
     return func in SCALARS or func in _ELEMENTWISE
 
 
-def _children(node) -> list:
+def tile_children(node) -> list:
+    """The operands of a node of a tile expression (a slice is a leaf; its subscripts are
+    scalars the statement evaluates first): the lowering walks tile trees with it too."""
     if isinstance(node, A.Binary):
         return [node.lhs, node.rhs]
     if isinstance(node, A.Unary):

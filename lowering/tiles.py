@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from ..analyzer.builtins import TILE_MATH
-from ..analyzer.smem import PRODUCERS
+from ..analyzer.smem import PRODUCERS, tile_children as _children
 from ..analyzer.syntax import ast as A
 from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
@@ -445,16 +445,6 @@ ELEMENTWISE = {
 
 
 # ---------------------------------------------------------------- helpers
-def _children(node) -> list:
-    if isinstance(node, A.Binary):
-        return [node.lhs, node.rhs]
-    if isinstance(node, A.Unary):
-        return [node.operand]
-    if isinstance(node, A.Call):
-        return list(node.args)
-    return []
-
-
 def _broadcast(coords: list, shape) -> list:
     """NumPy broadcasting: trailing axes align; an axis of extent 1 reads index 0."""
     shape = list(shape)

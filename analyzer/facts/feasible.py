@@ -332,23 +332,21 @@ class PathQuestions:
         return got[0]
 
     def _bool(self, e, inst, frame: Frame, depth: int):
-        key = ("b", id(e), id(inst), depth)
-        got = frame.memo.get(key)
-        if got is not None:
-            return got
-        fresh = self.fresh
-        got = self._bool_of(e, inst, frame, depth)
-        if self.fresh == fresh:
-            frame.memo[key] = got
-        return got
+        return self._memoized(self._bool_of, "b", e, inst, frame, depth)
 
     def _term(self, e, inst, frame: Frame, depth: int):
-        key = ("t", id(e), id(inst), depth)
+        return self._memoized(self._term_of, "t", e, inst, frame, depth)
+
+    def _memoized(self, translate, what: str, e, inst, frame: Frame, depth: int):
+        """``translate(e, ..)``, made once per frame (a `let` chain `a1 = a0 + a0; a2 = a1 + a1;
+        ..` substitutes into a DAG, not a tree of 2^depth terms), unless it made a fresh symbol:
+        then each occurrence keeps one of its own."""
+        key = (what, id(e), id(inst), depth)
         got = frame.memo.get(key)
         if got is not None:
             return got
         fresh = self.fresh
-        got = self._term_of(e, inst, frame, depth)
+        got = translate(e, inst, frame, depth)
         if self.fresh == fresh:
             frame.memo[key] = got
         return got

@@ -35,18 +35,15 @@ class Adjacency:
 
     def succ(self, n: int) -> list:
         got = self._succ.get(n)
-        if got is None:
-            blocked = self.blocked
-            got = self._succ[n] = [] if n in blocked else \
-                [(m, d.get("back")) for m, d in self.graph.succ[n].items() if m not in blocked]
-        return got
+        return got if got is not None else self._made(self._succ, self.graph.succ, n)
 
     def pred(self, n: int) -> list:
         got = self._pred.get(n)
-        if got is None:
-            blocked = self.blocked
-            got = self._pred[n] = [] if n in blocked else \
-                [(m, d.get("back")) for m, d in self.graph.pred[n].items() if m not in blocked]
+        return got if got is not None else self._made(self._pred, self.graph.pred, n)
+
+    def _made(self, cache: dict, view, n: int) -> list:
+        blocked = self.blocked
+        got = cache[n] = [] if n in blocked else [(m, d.get("back")) for m, d in view[n].items() if m not in blocked]
         return got
 
 

@@ -320,3 +320,41 @@ class Program:
     @property
     def functions(self) -> list[Function]:
         return [i for i in self.items if isinstance(i, Function)]
+
+
+# ---------------------------------------------------------------- walking expressions
+def subscript_exprs(e: Index) -> list:
+    """The expressions of an index's subscripts, left to right."""
+    out = []
+    for s in e.subs:
+        ts = type(s)
+        if ts is Point:
+            out.append(s.index)
+        elif ts is SpanSub:
+            out.append(s.start)
+            out.append(s.length)
+        else:
+            if s.lo is not None:
+                out.append(s.lo)
+            if s.hi is not None:
+                out.append(s.hi)
+    return out
+
+
+def children(e) -> list:
+    """The sub-expressions of expression ``e``, in LANGUAGE §6's evaluation order (a generic
+    call's argument before its lane or mode operand, an index's base before its subscripts)."""
+    t = type(e)
+    if t is Binary:
+        return [e.lhs, e.rhs]
+    if t is Unary:
+        return [e.operand]
+    if t is Call:
+        return list(e.args)
+    if t is GenericCall:
+        return list(e.args) + [e.param]
+    if t is Index:
+        return [e.base] + subscript_exprs(e)
+    if t is Member:
+        return [e.value]
+    return []
