@@ -12,7 +12,7 @@ from .facts import Facts, extract
 from .facts.derive import solve
 from .facts.schema import KIND_NAMES
 from .semantics import Binding, Instance, ProgramInfo
-from .types import Run, Scalar
+from ..language.types import Run, Scalar
 
 
 @dataclass(eq=False)

@@ -27,8 +27,8 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from itertools import islice
 
-from .builtins import ATOMICS, MEMORY_ORDER
-from .ops import OpClass
+from ..language.builtins import ATOMICS, MEMORY_ORDER
+from ..language.ops import OpClass
 from .semantics import Instance, KernelInfo
 from .syntax import ast as A
 

@@ -16,9 +16,9 @@ a shuffle in a broadcast scalar) is carried out at its place, into a scratch til
 
 from __future__ import annotations
 
-from .ops import STORE, OpClass
+from ..language.ops import STORE, OpClass
 from .syntax import ast as A
-from .types import Tile
+from ..language.types import Tile
 
 
 def has_effect(e, inst) -> bool:

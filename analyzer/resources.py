@@ -16,29 +16,10 @@ what a kernel asks of the GPU that the target cannot give, found before phobos-b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from . import smem
+from ..language.targets import TARGETS, Limits  # noqa: F401 (the table's home is language/)
 from .diagnostics.model import Diagnostic, Label
-from .types import Tile
-
-
-@dataclass(frozen=True)
-class Limits:
-    shared_per_block: int      # bytes one CTA may use (opt-in maximum)
-    shared_per_sm: int         # bytes per SM
-    threads_per_sm: int
-    registers: int = 65536     # per CTA and per SM on every target here
-
-
-TARGETS = {
-    "sm_75": Limits(65536, 65536, 1024),
-    "sm_80": Limits(166912, 167936, 2048),
-    "sm_86": Limits(101376, 102400, 1536),
-    "sm_87": Limits(166912, 167936, 2048),
-    "sm_89": Limits(101376, 102400, 1536),
-    "sm_90": Limits(232448, 233472, 2048),
-}
+from ..language.types import Tile
 
 
 def tile_bytes(t: Tile) -> int:

@@ -4,12 +4,12 @@ maps each built-in name to the method that types it."""
 
 from __future__ import annotations
 
-from .builtins import (ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS, TILE_MATH)
-from .ops import STORE, OpClass, OpInfo
+from ..language.builtins import (ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS, TILE_MATH)
+from ..language.ops import STORE, OpClass, OpInfo
 from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads, _broadcast_scalars, _fmt_list, _fixed
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
-from .types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
+from ..language.types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
                     Tensor, Tile, Type, assignable, literal_fits, promote_int, settle, an)
 
 

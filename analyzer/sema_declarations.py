@@ -4,7 +4,7 @@ functions, checked and inlined at every call."""
 from __future__ import annotations
 
 from .diagnostics.model import NOTE, Span
-from .ops import OpClass, OpInfo
+from ..language.ops import OpClass, OpInfo
 from .sema_helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text, plan_tile_value
 from . import sema_model
 from .sema_model import (MAX_INLINE_DEPTH, RESERVED, Instance, KernelInfo, Scope)
@@ -12,7 +12,7 @@ from .syntax import ast as A
 from .syntax.printer import expr as source_of
 
 I32_MAX = (1 << 31) - 1
-from .types import (BOOL, C_TYPES, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
+from ..language.types import (BOOL, C_TYPES, ERROR, F32, I32, SCALARS, VOID, ErrorType, Scalar, Tensor, Tile,
                     Type, assignable, an)
 
 

@@ -3,15 +3,15 @@ and shuffles (§8)."""
 
 from __future__ import annotations
 
-from .builtins import (BUILTINS, COLLECTIVE_OPS)
+from ..language.builtins import (BUILTINS, COLLECTIVE_OPS)
 from .constants import affine, constant_of
-from .ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
+from ..language.ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
 from .sema_builtins import CALLS as _CALLS
 from .sema_helpers import CUDA_NAMES, ctx_field_help, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
 from .sema_model import (CTX_PATHS, Binding)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
-from .types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
+from ..language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
                     Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle, an)
 
 

@@ -3,10 +3,10 @@ messages, NumPy broadcasting, subscript and tile-expression walks, did-you-mean.
 
 from __future__ import annotations
 
-from .builtins import BUILTINS
+from ..language.builtins import BUILTINS
 from .sema_model import Instance, Scope
 from .syntax import ast as A
-from .types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
+from ..language.types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
 
 
 def _describe(t: Type) -> str:
@@ -163,7 +163,7 @@ def plan_tile_value(value, inst: Instance) -> frozenset:
     runs as (its reads and scalars its own). Returns their ids: the statement's own operation
     neither reads nor takes what they do."""
     from .evaluation import early_operations
-    from .ops import OpClass, OpInfo
+    from ..language.ops import OpClass, OpInfo
     early = early_operations(value, inst)
     if not early:
         return frozenset()

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .diagnostics.model import Span
-from .ops import OpInfo
+from ..language.ops import OpInfo
 from .syntax import ast as A
-from .types import Run, Scalar, Type
+from ..language.types import Run, Scalar, Type
 
-from .builtins import BUILTINS
-from .types import TYPE_WORDS
+from ..language.builtins import BUILTINS
+from ..language.types import TYPE_WORDS
 
 DEFAULT_THREADS = 256
 RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}

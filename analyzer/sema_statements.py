@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from math import prod
 
-from .builtins import MAX_UNROLL, TILE_BUILTINS
+from ..language.builtins import MAX_UNROLL, TILE_BUILTINS
 from .diagnostics.model import Span
-from .ops import ASSIGN, STORE, OpClass, OpInfo
+from ..language.ops import ASSIGN, STORE, OpClass, OpInfo
 from .sema_helpers import _describe, _shape, _broadcasts_to, _is_view_source, _is_plain_tile, _is_tile_call, _tile_reads, _broadcast_scalars, plan_tile_value
 from .sema_model import Binding, Scope
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
-from .types import (BOOL, ERROR, INT_LIT, VOID, ErrorType, Run, Scalar, Tensor, Tile, Type,
+from ..language.types import (BOOL, ERROR, INT_LIT, VOID, ErrorType, Run, Scalar, Tensor, Tile, Type,
                     arith_join, assignable, promote_int, settle, an)
 
 

@@ -23,7 +23,7 @@ from .sema_model import RESERVED, Binding, Instance, KernelInfo, ProgramInfo, Sc
 from .sema_helpers import constant_text
 from .sema_statements import StatementChecks
 from .syntax import ast as A
-from .types import BOOL, ERROR, F32, I32, TYPE_WORDS, ErrorType, Tensor, Tile, Type
+from ..language.types import BOOL, ERROR, F32, I32, TYPE_WORDS, ErrorType, Tensor, Tile, Type
 
 
 

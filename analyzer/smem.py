@@ -20,19 +20,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .builtins import ATOMICS, TILE_MATH
+from ..language.builtins import ATOMICS, TILE_MATH
 from .constants import affine, constant_of
-from .ops import OpClass
+from ..language.ops import OpClass
+from ..language.targets import STATIC_SHARED_LIMIT
 from .syntax import ast as A
-from .types import SCALARS, Tensor, Tile, settle
+from ..language.types import BYTES, SCALARS, Tensor, Tile, settle
 
-STATIC_LIMIT = 48 * 1024           # static shared memory of one CTA; beyond it, dynamic
+STATIC_LIMIT = STATIC_SHARED_LIMIT  # static shared memory of one CTA; beyond it, dynamic
 ALIGN = 16                         # every allocation starts at a multiple of 16 bytes
 NAMED, SCRATCH, STATIC = "named", "scratch", "static"
 PRODUCERS = ("dot", "dot_t", "rowsum", "rowmax", "cumsum", "qdot_t", "qmma_t")
 # Calls whose operands stay on the statement's elementwise spine (one element in, one out).
 _ELEMENTWISE = ("where", "tmax") + TILE_MATH
-ELEM_BYTES = {"bool": 1, "i8": 1, "u8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+ELEM_BYTES = BYTES
 FOLD = ("fold",)                   # keys of the collectives' static buffers
 ONCE = ("once",)
 FOLD_SLOTS = 32                    # i64 slots: one per warp (collectives.cta_collective)

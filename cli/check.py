@@ -157,7 +157,7 @@ def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser)
         parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
     defines = parse_defines(args.defines)      # a bad -D is a UsageError of its own
     if args.arch is not None:
-        from ..analyzer.resources import TARGETS
+        from ..language.targets import TARGETS
         if args.arch not in TARGETS:
             parser.error(f"--arch: unknown target {args.arch!r}; the targets are {', '.join(TARGETS)}")
     if args.why is not None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..language.types import INT_NAMES, SCALAR_NAMES
 from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, I32_MAX, OUTPUT_DIR, Parser, UsageError,
                      add_define_option, float_fits, guarded, is_int_literal, parse_defines, parse_literal,
                      path_argument)
@@ -29,8 +30,6 @@ EXIT_DYNAMIC = 4
 PROG = "phobos-run"
 _ARG = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.+)", re.DOTALL)
 _ARRAY_SPEC = re.compile(r"(rand|zeros):([a-z0-9]+):([0-9]+(?:x[0-9]+)*)")
-_SCALAR_TYPES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
-_INT_TYPES = ("i8", "u8", "i32", "i64")
 SEED_LIMIT = 2**64              # seeds are 0 .. 2**64 - 1
 MAX_ARRAY_BYTES = 16 << 30      # the largest array a rand:/zeros: spec or a .npy file may give
 _RAND_CHUNK = 1 << 22           # elements drawn at a time: bounds the float64 draws beside the array
@@ -140,7 +139,7 @@ def _grid(text: str) -> tuple[int, ...]:
 
 def _arguments(kernel, specs: list[str], seed: int) -> dict:
     """Each parameter's value from its ``--arg NAME=SPEC``."""
-    from ..analyzer.types import Tensor
+    from ..language.types import Tensor
     params = {p.name: (i, p.type) for i, p in enumerate(kernel.info.params)}
     given: dict[str, str] = {}
     for item in specs:
@@ -173,8 +172,8 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
     m = _ARRAY_SPEC.fullmatch(spec)
     if m is not None:
         kind, dtype, dims = m.groups()
-        if dtype not in _SCALAR_TYPES:
-            raise UsageError(f"--arg {name}: unknown dtype `{dtype}` (one of {', '.join(_SCALAR_TYPES)})")
+        if dtype not in SCALAR_NAMES:
+            raise UsageError(f"--arg {name}: unknown dtype `{dtype}` (one of {', '.join(SCALAR_NAMES)})")
         if dtype != t.elem.name:
             raise UsageError(f"--arg {name}: `{name}` is a {t}, so its spec needs dtype {t.elem.name}, not {dtype}")
         shape = tuple(int(d) for d in dims.split("x"))
@@ -268,7 +267,7 @@ def _scalar(name: str, t, spec: str):
     if t.name == "bool":
         if not isinstance(value, bool):
             raise UsageError(f"--arg {name}: `{name}` is a bool: give true or false, not {spec!r}")
-    elif t.name in _INT_TYPES:
+    elif t.name in INT_NAMES:
         if not is_int_literal(value):
             raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give an integer literal such as 3 or -0x10, "
                              f"not {spec!r}")

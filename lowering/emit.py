@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from ..analyzer.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
+from ..language.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
 from ..analyzer.constants import affine, constant_of
 from ..analyzer.facts.atoms import expr_kind
 from ..analyzer.facts.schema import WARP_UNIFORM
-from ..analyzer.ops import OpClass
+from ..language.ops import OpClass
 from ..analyzer.smem import argument_key, plan_kernel, result_key, tile_key
 from ..analyzer.syntax import ast as A
-from ..analyzer.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
+from ..language.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
                               promote_int, settle, an)
 from . import collectives as C
 from . import intrinsics as K

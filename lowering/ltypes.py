@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..analyzer.types import F32, Run, Scalar, settle
+from ..language.types import BYTES as TYPE_BYTES, F32, Run, Scalar, settle
 
 I1 = ir.IntType(1)
 I8 = ir.IntType(8)
@@ -46,7 +46,7 @@ BFLOAT = _BFloat()
 _SCALAR_IR = {"bool": I1, "i8": I8, "u8": I8, "i32": I32T, "i64": I64, "f16": HALF, "bf16": BFLOAT,
               "f32": FLOAT, "f64": DOUBLE, "int literal": I32T, "float literal": FLOAT}
 _MEMORY_IR = dict(_SCALAR_IR, bool=I8)
-BYTES = {"bool": 1, "i8": 1, "u8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
+BYTES = TYPE_BYTES
 
 
 def scalar_ir(t: Scalar) -> ir.Type:

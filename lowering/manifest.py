@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 
-from ..analyzer.types import Tensor, settle
-from .pipeline import PTX_ISA
+from ..language.types import Tensor, settle
+from ..language.targets import PTX_ISA
 
 VERSION = 1
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from ..analyzer.types import Scalar
+from ..language.types import Scalar
 from .align import INFINITE, twos_of_int
 from .ltypes import BYTES, I8, I32T, I64, memory_ir
 

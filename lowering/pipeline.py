@@ -22,13 +22,11 @@ import re
 import tempfile
 from dataclasses import dataclass
 
-from ..analyzer.resources import TARGETS as TARGETS_LIMITS
+from ..language.targets import PTX_FEATURES, PTX_ISA, TARGETS as TARGETS_LIMITS
 from .errors import LoweringError
 
 TRIPLE = "nvptx64-nvidia-cuda"
-PTX_ISA = "8.6"                      # accepted by ptxas 13.0 and by the R580 driver
-PTX_FEATURES = "+ptx86"
-TARGETS = tuple(TARGETS_LIMITS)      # the analyzer's table of targets (PH211, PH212)
+TARGETS = tuple(TARGETS_LIMITS)      # the language's table of targets (language/targets.py)
 
 _llvm_ready = False
 

@@ -24,10 +24,23 @@ import atexit
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+try:
+    from ..language.types import NUMPY_NAMES
+except ImportError:         # loaded as a file of its own (tests/gpu on the GPU machine): the table beside it
+    def _language_types():
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "phobos_language_types", Path(__file__).resolve().parent.parent / "language" / "types.py")
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)   # (dataclasses look it up)
+        spec.loader.exec_module(module)
+        return module
+    NUMPY_NAMES = _language_types().NUMPY_NAMES
 
 MANIFEST_VERSION = 1
 BACKENDS = ("pycuda", "cupy", "cuda.core")
@@ -44,17 +57,17 @@ class BackendLimit(LaunchError):
 
 
 def numpy_dtype(name: str) -> np.dtype:
-    if name == "bf16":
+    """The host dtype of an element type named in a manifest (language/types.NUMPY_NAMES)."""
+    numpy = NUMPY_NAMES.get(name)
+    if numpy is None:
+        raise LaunchError(f"unknown dtype `{name}` in the manifest")
+    if numpy == "bfloat16":
         try:
             import ml_dtypes
         except ImportError as e:  # pragma: no cover - ml_dtypes is a dependency
             raise LaunchError("bf16 tensors need the ml_dtypes package (ml_dtypes.bfloat16)") from e
         return np.dtype(ml_dtypes.bfloat16)
-    table = {"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i32": np.int32, "i64": np.int64,
-             "f16": np.float16, "f32": np.float32, "f64": np.float64}
-    if name not in table:
-        raise LaunchError(f"unknown dtype `{name}` in the manifest")
-    return np.dtype(table[name])
+    return np.dtype(numpy)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..analyzer.types import F32, I32, Scalar, Tile, settle
+from ..language.types import F32, I32, Scalar, Tile, settle
 from . import collectives as C
 from . import intrinsics as K
 from .errors import LoweringError

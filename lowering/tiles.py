@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
 
-from ..analyzer.builtins import TILE_MATH
+from ..language.builtins import TILE_MATH
 from ..analyzer.smem import PRODUCERS, tile_children as _children
 from ..analyzer.syntax import ast as A
-from ..analyzer.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
+from ..language.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
 from .errors import LoweringError, Unsupported
 from .ltypes import I32T, I64, SHARED, arith_type, const

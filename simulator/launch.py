@@ -15,9 +15,9 @@ from math import prod
 
 import numpy as np
 
-from ..analyzer.builtins import ATOMICS, MEMORY_ORDER
-from ..analyzer.ops import STORE
-from ..analyzer.types import Scalar, Tensor, Tile, an
+from ..language.builtins import ATOMICS, MEMORY_ORDER
+from ..language.ops import STORE
+from ..language.types import Scalar, Tensor, Tile, an
 from . import values as V
 from .errors import ArgumentError, DynamicCheckFailed, fire
 from .machine import Machine, Options, Spans

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analyzer.ops import OpClass
+from ..language.ops import OpClass
 from ..analyzer.syntax import ast as A
-from ..analyzer.types import Run, Scalar, Tensor, Tile
+from ..language.types import Run, Scalar, Tensor, Tile
 from .errors import cta_name, fire, thread_list
 from .memory import CLOCK_MASK, CTA_SHIFT, CTA_WIDE, SPAN_BITS, SPAN_UNKNOWN, THREAD_BITS, TID_BITS, Buffer, Region
 from .scalars import ScalarEval

@@ -24,7 +24,7 @@ from math import prod
 
 import numpy as np
 
-from ..analyzer.types import Scalar
+from ..language.types import Scalar
 from .values import dtype_of
 
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analyzer.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS
+from ..language.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS
 from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
-from ..analyzer.types import BOOL, SCALARS, Run, Scalar, Tile
+from ..language.types import BOOL, SCALARS, Run, Scalar, Tile
 from . import values as V
 from .errors import fire, thread_list
 from .memory import SPAN_UNKNOWN, TID_BITS, gather, same_value

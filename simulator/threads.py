@@ -16,7 +16,7 @@ import numpy as np
 
 from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
-from ..analyzer.types import Run, Tile
+from ..language.types import Run, Tile
 from . import values as V
 from .errors import fire, thread_list
 from .memory import owner_cta

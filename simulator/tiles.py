@@ -14,7 +14,7 @@ import numpy as np
 
 from ..analyzer.syntax import ast as A
 from ..analyzer.syntax.printer import expr as source_of
-from ..analyzer.types import Run, Scalar, Tile
+from ..language.types import Run, Scalar, Tile
 from . import values as V
 from .errors import fire
 from .memory import Buffer, Region, gather, owner_cta

@@ -14,13 +14,10 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..analyzer.types import BOOL, F32, Scalar, arith_join, promote_int, settle
+from ..language.types import BOOL, F32, NUMPY_NAMES, Scalar, arith_join, promote_int, settle
 
-NUMPY_DTYPES = {
-    "bool": np.dtype(np.bool_), "i8": np.dtype(np.int8), "u8": np.dtype(np.uint8),
-    "i32": np.dtype(np.int32), "i64": np.dtype(np.int64), "f16": np.dtype(np.float16),
-    "bf16": np.dtype(ml_dtypes.bfloat16), "f32": np.dtype(np.float32), "f64": np.dtype(np.float64),
-}
+NUMPY_DTYPES = {name: np.dtype(ml_dtypes.bfloat16 if numpy == "bfloat16" else numpy)
+                for name, numpy in NUMPY_NAMES.items()}
 INT_BITS = {"i8": 8, "u8": 8, "i32": 32, "i64": 64}
 _UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 

@@ -892,7 +892,7 @@ def run(source: str, arrays: dict, grid, kernel: str | None = None, defines=None
     """Build ``source`` and run it on ``arrays`` (numpy, by parameter name; modified in place),
     with runtime extents taken from the arrays' shapes as the runtime does."""
     module, kinfo = build(source, kernel, defines)
-    from phobos_tools.analyzer.types import Tensor
+    from phobos_tools.language.types import Tensor
     args = []
     extents = {}
     for b in kinfo.params:

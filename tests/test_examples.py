@@ -10,7 +10,7 @@ import pytest
 
 from phobos_tools.analyzer import check_file, check_source
 from phobos_tools.analyzer.diagnostics import ERROR, WARNING
-from phobos_tools.analyzer.ops import OpClass
+from phobos_tools.language.ops import OpClass
 from phobos_tools.analyzer.syntax import ast as A
 from phobos_tools.analyzer.syntax import parse
 from phobos_tools.analyzer.syntax.printer import expr as print_expr

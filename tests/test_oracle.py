@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from phobos_tools.analyzer import check_source
-from phobos_tools.analyzer.ops import OpClass
+from phobos_tools.language.ops import OpClass
 
 from phobos_gen import kernels
 

@@ -663,7 +663,7 @@ kernel k(O: tensor<f32>[2, 32], P: tensor<f32>[2, 32]) {
 def test_race_records_of_a_loop_without_barriers_stay_the_size_of_the_buffer():
     # a loop storing and reading the same elements, with no barrier, lists each element once:
     # the lists the barrier clears do not grow with the iterations (memory and time)
-    from phobos_tools.analyzer.types import SCALARS
+    from phobos_tools.language.types import SCALARS
     from phobos_tools.simulator.memory import Buffer
 
     buf = Buffer("O", np.zeros(256, np.float32), SCALARS["f32"], per_cta=False)

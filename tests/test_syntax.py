@@ -13,7 +13,7 @@ from phobos_tools.analyzer.syntax import ast as A
 from phobos_tools.analyzer.syntax import parse
 from phobos_tools.analyzer.syntax.printer import program as print_program
 from phobos_tools.analyzer.syntax.tokens import tokenize
-from phobos_tools.analyzer.types import I32
+from phobos_tools.language.types import I32
 
 
 # ------------------------------------------------------------------ helpers

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from phobos_tools.analyzer import check_source
-from phobos_tools.analyzer.resources import TARGETS, check, tile_bytes
-from phobos_tools.analyzer.types import F32, Tile
+from phobos_tools.analyzer.resources import check, tile_bytes
+from phobos_tools.language.targets import TARGETS
+from phobos_tools.language.types import F32, Tile
 from phobos_tools.lowering.shared import TARGET_LIMIT
 
 

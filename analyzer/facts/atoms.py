@@ -9,9 +9,9 @@ uniform; a call's result is its own fact (``call_result``). A load contributes i
 
 from __future__ import annotations
 
-from ..ops import OpClass
+from ...language.ops import OpClass
 from ..syntax import ast as A
-from ..types import Run, Scalar
+from ...language.types import Run, Scalar
 from .schema import UNIFORM, VARYING, WARP_UNIFORM
 
 CTX_KINDS = {("thread",): VARYING, ("lane",): VARYING, ("warp",): WARP_UNIFORM}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..cfg import CALL, FOR_INIT, STMT, KernelCFG
 from ..syntax import ast as A
-from ..types import Run, Scalar
+from ...language.types import Run, Scalar
 
 
 def emit(cfg: KernelCFG, facts) -> None:

@@ -24,7 +24,7 @@ from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from itertools import islice
 
-from ..ops import OpClass
+from ...language.ops import OpClass
 from .schema import UNIFORM
 
 

@@ -8,7 +8,7 @@ to the immediate cause; a step through an inlined call says where it was inlined
 
 from __future__ import annotations
 
-from ..builtins import ATOMICS
+from ...language.builtins import ATOMICS
 from ..diagnostics.model import Label
 from ..syntax import ast as A
 from ..syntax.printer import expr as show

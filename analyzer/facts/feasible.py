@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from ..cfg import COND
 from ..syntax import ast as A
-from ..types import Scalar
+from ...language.types import Scalar
 
 RLIMIT = 2_000_000       # z3 resource units per question: fixed, so verdicts are reproducible
 MAX_DEPTH = 24           # how deep `let` initializers and arguments are substituted

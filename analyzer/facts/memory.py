@@ -4,9 +4,9 @@ views and the buffer behind them, and the buffers each CTA-wide operation reads 
 from __future__ import annotations
 
 from ..cfg import KernelCFG
-from ..ops import LOAD, RUN_LOAD, STORE, OpClass
+from ...language.ops import LOAD, RUN_LOAD, STORE, OpClass
 from ..syntax import ast as A
-from ..types import Tile
+from ...language.types import Tile
 
 
 def emit(cfg: KernelCFG, facts) -> None:

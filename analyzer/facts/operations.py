@@ -5,7 +5,7 @@ order), with its scalar operands; and the `barrier()` nodes."""
 from __future__ import annotations
 
 from ..cfg import STMT, KernelCFG
-from ..ops import OpClass
+from ...language.ops import OpClass
 from ..syntax import ast as A
 from . import Op
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import heapq
 
-from ..builtins import ATOMICS, MEMORY_ORDER
+from ...language.builtins import ATOMICS, MEMORY_ORDER
 from ..cfg import OP
-from ..ops import LOAD, RUN_LOAD, STORE, OpClass
+from ...language.ops import LOAD, RUN_LOAD, STORE, OpClass
 from .schema import UNIFORM, WARP_UNIFORM
 
 _ONCE_PER_CTA = frozenset(ATOMICS) | frozenset(MEMORY_ORDER)

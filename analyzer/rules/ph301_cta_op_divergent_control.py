@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
 from ..facts.explain import chain_notes, control_explanation, control_fix
-from ..ops import OpClass
+from ...language.ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH301", "cta-op-divergent-control", "error", "What needs every thread",

@@ -35,7 +35,7 @@ from __future__ import annotations
 from ..diagnostics.model import Diagnostic, SpecRef
 from ..facts.explain import ONCE_PER_CTA, chain_labels, chain_notes, inlined_steps, once_per_cta_fix, source_text as show
 from ..facts.schema import UNIFORM, VARYING
-from ..ops import OpClass
+from ...language.ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH302", "cta-op-nonuniform-operand", "error", "What needs every thread",

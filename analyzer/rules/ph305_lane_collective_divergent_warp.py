@@ -27,7 +27,7 @@ from __future__ import annotations
 from ..diagnostics.model import Diagnostic, SpecRef
 from ..facts.explain import chain_notes, control_explanation, control_fix
 from ..facts.schema import VARYING
-from ..ops import OpClass
+from ...language.ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH305", "lane-collective-divergent-warp", "error", "Lane-level operations", "a lane collective needs every lane of the warp")

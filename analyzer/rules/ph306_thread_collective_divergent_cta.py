@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
 from ..facts.explain import chain_notes, control_explanation, control_fix
-from ..ops import OpClass
+from ...language.ops import OpClass
 from .registry import SPEC_PAGE, Rule
 
 RULE = Rule("PH306", "thread-collective-divergent-cta", "error", "Lane-level operations", "a CTA collective needs every thread of the CTA")

@@ -22,8 +22,8 @@ from lark.parse_tree_builder import ExpandSingleChild
 
 from ..diagnostics.model import Diagnostic, Span
 from . import ast as A
-from ..builtins import BUILTINS
-from ..types import C_TYPES, SCALARS, an
+from ...language.builtins import BUILTINS
+from ...language.types import C_TYPES, SCALARS, an
 from .tokens import GENERIC_MODES, LexStats, Tok, generic_parts, int_value, tokenize
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ..builtins import BUILTINS
+from ...language.builtins import BUILTINS
 from ..diagnostics.model import Diagnostic, Span
 
 KEYWORDS = {

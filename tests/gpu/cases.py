@@ -311,8 +311,6 @@ def generate(spec, rng):
 
 
 def _np_dtype(name):
-    if name == "bf16":
-        import ml_dtypes
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype({"bool": np.bool_, "i8": np.int8, "u8": np.uint8, "i32": np.int32, "i64": np.int64,
-                     "f16": np.float16, "f32": np.float32, "f64": np.float64}[name])
+    """The host dtype of an element type: the runtime's (from the language's one table)."""
+    from run_gpu import load_runtime
+    return load_runtime().numpy_dtype(name)

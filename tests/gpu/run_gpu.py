@@ -43,15 +43,18 @@ EXIT_STICKY = 3
 
 
 def load_runtime():
+    """The GPU runtime: from the installed package, else from this checkout as the package
+    (``phobos_tools`` is the repository's root; the runtime needs only ``language`` beside it)."""
     try:
         from phobos_tools.lowering import runtime
         return runtime
     except ImportError:
-        spec = importlib.util.spec_from_file_location("phobos_runtime", REPO / "lowering" / "runtime.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["phobos_runtime"] = module
-        spec.loader.exec_module(module)
-        return module
+        spec = importlib.util.spec_from_file_location("phobos_tools", REPO / "__init__.py",
+                                                      submodule_search_locations=[str(REPO)])
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["phobos_tools"] = package
+        spec.loader.exec_module(package)
+        return importlib.import_module("phobos_tools.lowering.runtime")
 
 
 def max_rel_error(out, ref) -> float:

@@ -115,15 +115,15 @@ SENTENCES = [
     S("anywhere.ops", PAGE, "What runs anywhere",
       "Scalar loads, scalar arithmetic, scalar stores to tensors and vars, and if, for and while run in each "
       "thread on its own. They are allowed under any control.", "operation classes",
-      "analyzer/ops.py:PER_THREAD", ENFORCED),
+      "language/ops.py:PER_THREAD", ENFORCED),
     S("anywhere.lane-level", PAGE, "What runs anywhere",
       "A thread can branch on its own lane, loop to its own bound and store its own result.",
-      "operation classes", "analyzer/ops.py:PER_THREAD", ENFORCED),
+      "operation classes", "language/ops.py:PER_THREAD", ENFORCED),
     # ---- What needs every thread
     S("everyone.ops", PAGE, "What needs every thread",
       "A tile operation (a copy, an elementwise sweep, a reduction, a dot), barrier(), an atomic, "
       "load_acquire and store_release, and the quantized intrinsics run once per CTA.",
-      "operation classes", "analyzer/ops.py:CTA_WIDE analyzer/facts/operations.py:emit", ENFORCED),
+      "operation classes", "language/ops.py:CTA_WIDE analyzer/facts/operations.py:emit", ENFORCED),
     S("everyone.rule-control", PAGE, "What needs every thread",
       "They run only under uniform control: every thread must reach them.", "PH301", "", ENFORCED),
     S("everyone.rule-operands", PAGE, "What needs every thread",
@@ -150,10 +150,10 @@ SENTENCES = [
       ENFORCED),
     S("ex.point-subscript", PAGE, "A slice at a per-thread offset",
       "A thread that wants its own element reads it with a point subscript, A[0, ctx.lane], which is a "
-      "scalar load and runs anywhere.", "operation classes", "analyzer/ops.py:LOAD", ENFORCED),
+      "scalar load and runs anywhere.", "operation classes", "language/ops.py:LOAD", ENFORCED),
     S("ex.own-elements", PAGE, "A per-thread store and a CTA-wide read",
       "Each thread may store its own elements into a shared tile.", "operation classes",
-      "analyzer/ops.py:STORE", ENFORCED),
+      "language/ops.py:STORE", ENFORCED),
     S("ex.no-barrier", PAGE, "A per-thread store and a CTA-wide read",
       "The store to O, a CTA-wide read of t, comes after a per-thread store to t with no barrier() between: "
       "rejected.", "PH303", PATHS, ENFORCED),
@@ -216,20 +216,20 @@ SENTENCES = [
     S("L8.per-thread", LANG, "§8",
       "per-thread operations (scalar arithmetic, math, loads, stores, runs, if/for/while, exits): any "
       "control, any operands, result the join of the operands' kinds.", "operation classes",
-      "analyzer/ops.py:PER_THREAD analyzer/facts/atoms.py:atoms", ENFORCED),
+      "language/ops.py:PER_THREAD analyzer/facts/atoms.py:atoms", ENFORCED),
     S("L8.lane-level", LANG, "§8",
       "shfl<xor|up|down|idx E>(v): control the same across a warp; any operands; result the join of v and E.",
-      "PH304", "analyzer/ops.py:LANE_LEVEL", ENFORCED),
+      "PH304", "language/ops.py:LANE_LEVEL", ENFORCED),
     S("L8.lane-collective", LANG, "§8",
       "op<over ctx.lane>(x), op in sum max min any all: control the same across a warp; warp-uniform.",
-      "PH305", "analyzer/ops.py:LANE_COLLECTIVE", ENFORCED),
+      "PH305", "language/ops.py:LANE_COLLECTIVE", ENFORCED),
     S("L8.cta-collective", LANG, "§8",
-      "op<over ctx.thread>(x): uniform control; uniform result.", "PH306", "analyzer/ops.py:CTA_COLLECTIVE",
+      "op<over ctx.thread>(x): uniform control; uniform result.", "PH306", "language/ops.py:CTA_COLLECTIVE",
       ENFORCED),
     S("L8.cta-wide", LANG, "§8",
       "CTA-wide: tile copies, sweeps (exp log sqrt tanh round tmax, where, conversions), tile built-ins, "
       "barrier(), atomics, load_acquire, store_release, qdot_t, qmma_t: uniform control, uniform operands.",
-      "PH301 PH302", "analyzer/ops.py:CTA_WIDE", ENFORCED),
+      "PH301 PH302", "language/ops.py:CTA_WIDE", ENFORCED),
     S("L8.atomic-result", LANG, "§8",
       "An atomic's or acquire load's result is uniform.", "operation result kinds",
       "analyzer/facts/atoms.py:_UNIFORM_RESULTS", INFERENCE),
@@ -300,7 +300,7 @@ SENTENCES = [
       "scalar a sweep broadcasts, an atomic's index and value.", "PH302", "analyzer/facts/operations.py:operand",
       ENFORCED),
     S("L9.7b", LANG, "§9.7", "A slice's offsets are checked where the slice is written, a let view included, "
-      "whether or not it is used.", "PH302", "analyzer/ops.py:VIEW", ENFORCED),
+      "whether or not it is used.", "PH302", "language/ops.py:VIEW", ENFORCED),
     S("L9.7c", LANG, "§9.7", "For a warp-uniform operand the message says \"differs between warps\".",
       "PH302", "", ENFORCED),
     S("L9.8", LANG, "§9.8", "Kinds belong to scalars and runs; a scalar read out of a tile or tensor has the "

@@ -10,8 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .diagnostics.model import Span
-
 
 class OpClass(Enum):
     PER_THREAD = "per-thread"            # runs anywhere, any operands
@@ -27,7 +25,7 @@ class OpClass(Enum):
 class OpInfo:
     cls: OpClass
     name: str
-    span: Span
+    span: object                   # where the operation is written (a diagnostics Span)
     # Scalar operands the rules constrain (slice offsets and ends, broadcast scalars, atomic
     # index and value, shuffle lane, ...): the expression nodes themselves.
     operands: list = field(default_factory=list)
