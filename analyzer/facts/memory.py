@@ -4,6 +4,7 @@ views and the buffer behind them, and the buffers each CTA-wide operation reads 
 from __future__ import annotations
 
 from ..cfg import KernelCFG
+from .model import Store
 from ...language.ops import LOAD, RUN_LOAD, STORE, OpClass
 from ..syntax import ast as A
 from ...language.types import Tile
@@ -35,5 +36,4 @@ def emit(cfg: KernelCFG, facts) -> None:
 
 
 def _store(op, info, values, target):
-    from . import Store
     return Store(op.node, info.writes[0], values[:-1], values[-1] if values else None, op.id, op.span, target)

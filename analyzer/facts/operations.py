@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..cfg import STMT, KernelCFG
 from ...language.ops import OpClass
 from ..syntax import ast as A
-from . import Op
+from .model import Op
 
 
 def emit(cfg: KernelCFG, facts) -> None:
