@@ -11,7 +11,7 @@ from .diagnostics.model import Label
 from .facts import Facts, extract
 from .facts.derive import solve
 from .facts.schema import KIND_NAMES
-from .semantics import Binding, Instance, ProgramInfo
+from .sema import Binding, Instance, ProgramInfo
 from ..language.types import Run, Scalar
 
 

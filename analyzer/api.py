@@ -58,7 +58,7 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
     if text is None:
         return result
     result.text = text
-    from .semantics import analyze
+    from .sema import analyze
     from .syntax import parse
     with pause_gc():
         program = parse(text, diags)

@@ -29,7 +29,7 @@ from itertools import islice
 
 from ..language.builtins import ATOMICS, MEMORY_ORDER
 from ..language.ops import OpClass
-from .semantics import Instance, KernelInfo
+from .sema import Instance, KernelInfo
 from .syntax import ast as A
 
 ENTRY, EXIT, STMT, COND, OP, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (

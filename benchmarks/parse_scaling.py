@@ -22,7 +22,7 @@ from gen_kernels import kernel_source  # noqa: E402
 
 from phobos_tools.analyzer import check_source  # noqa: E402
 from phobos_tools.analyzer.api import pause_gc  # noqa: E402
-from phobos_tools.analyzer.semantics import analyze  # noqa: E402
+from phobos_tools.analyzer.sema import analyze  # noqa: E402
 from phobos_tools.analyzer.syntax import parse  # noqa: E402
 
 

@@ -108,7 +108,7 @@ def parse_defines(items: list[str]) -> dict[str, str]:
 
 
 def _check_define(name: str, text: str) -> None:
-    from ..analyzer.sema_model import RESERVED
+    from ..analyzer.sema.model import RESERVED
     from ..language.types import TYPE_WORDS
 
     where = f"-D {name}={text}"

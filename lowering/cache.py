@@ -34,7 +34,8 @@ def cache_dir() -> Path:
 def fingerprint_files() -> list[tuple[str, Path]]:
     """(name, path) of every source file whose change must miss the cache."""
     root = Path(__file__).resolve().parent.parent
-    files = sorted((root / "lowering").glob("*.py")) + sorted((root / "analyzer").rglob("*.py")) \
+    files = sorted((root / "lowering").glob("*.py")) + sorted((root / "language").glob("*.py")) \
+        + sorted((root / "analyzer").rglob("*.py")) \
         + sorted((root / "analyzer").rglob("*.lark"))
     return [(f.relative_to(root).as_posix(), f) for f in files]
 

@@ -126,7 +126,7 @@ def test_the_build_cache_key_covers_the_analyzer_too():
     # change to the analyzer alone must miss the cache as a change to the lowering does
     from phobos_tools.lowering.cache import fingerprint_files
     names = {name for name, _ in fingerprint_files()}
-    assert {"lowering/emit.py", "analyzer/semantics.py", "analyzer/facts/derive.py",
+    assert {"lowering/emit.py", "analyzer/sema/checker.py", "analyzer/facts/derive.py",
             "analyzer/syntax/phobos.lark"} <= names
 
 

@@ -1,17 +1,17 @@
 """What the semantic pass produces (bindings, instances, kernels, the program) and the scopes it
-resolves names in. See semantics.py for the pass itself."""
+resolves names in. See checker.py for the pass itself."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .diagnostics.model import Span
-from ..language.ops import OpInfo
-from .syntax import ast as A
-from ..language.types import Run, Scalar, Type
+from ..diagnostics.model import Span
+from ...language.ops import OpInfo
+from ..syntax import ast as A
+from ...language.types import Run, Scalar, Type
 
-from ..language.builtins import BUILTINS
-from ..language.types import TYPE_WORDS
+from ...language.builtins import BUILTINS
+from ...language.types import TYPE_WORDS
 
 DEFAULT_THREADS = 256
 RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}

@@ -4,25 +4,25 @@ maps each built-in name to the method that types it."""
 
 from __future__ import annotations
 
-from ..language.builtins import (ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS, TILE_MATH)
-from ..language.ops import STORE, OpClass, OpInfo
-from .sema_helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads, _broadcast_scalars, _fmt_list, _fixed
-from .syntax import ast as A
-from .syntax.printer import expr as source_of
-from ..language.types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
+from ...language.builtins import (ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS, TILE_MATH)
+from ...language.ops import STORE, OpClass, OpInfo
+from .helpers import _describe, _shape, _broadcast, _sub_exprs, _tile_reads, _broadcast_scalars, _fmt_list, _fixed
+from ..syntax import ast as A
+from .context import Part
+from ..syntax.printer import expr as source_of
+from ...language.types import (BOOL, ERROR, F32, I32, INT_LIT, SCALARS, VOID, ErrorType, Run, Scalar,
                     Tensor, Tile, Type, assignable, literal_fits, promote_int, settle, an)
 
 
-class BuiltinCallChecks:
-    """Mixin of semantics.Checker."""
+class BuiltinCalls(Part):
 
     def arity(self, e: A.Call, *counts: int) -> bool:
         if len(e.args) in counts:
             return True
         for a in e.args:
-            self.expr(a)
+            self.exprs.expr(a)
         want = " or ".join(str(c) for c in counts)
-        self.error("PH109", f"`{e.func}` takes {want} argument{'s' if counts != (1,) else ''}, not {len(e.args)}",
+        self.cx.error("PH109", f"`{e.func}` takes {want} argument{'s' if counts != (1,) else ''}, not {len(e.args)}",
                    e.span)
         return False
 
@@ -30,12 +30,12 @@ class BuiltinCallChecks:
         if not self.arity(e, 1):
             return ERROR
         target = SCALARS[e.func]
-        t = self.expr(e.args[0], run_ctx)
+        t = self.exprs.expr(e.args[0], run_ctx)
         if isinstance(t, ErrorType):
             return ERROR
         el = t.elem if isinstance(t, (Run, Tile)) else t
         if not isinstance(el, Scalar) or isinstance(t, Tensor):
-            self.error("PH105", f"`{e.func}(..)` converts scalars, runs and tiles, not {an(_describe(t))}", e.span)
+            self.cx.error("PH105", f"`{e.func}(..)` converts scalars, runs and tiles, not {an(_describe(t))}", e.span)
             return ERROR
         if el.is_weak:
             a = e.args[0]
@@ -44,7 +44,7 @@ class BuiltinCallChecks:
             # are what they say; otherwise it takes its default type and is then converted
             fits = isinstance(a, (A.IntLit, A.FloatLit)) and assignable(el, target) \
                 and literal_fits(a.value, target)
-            self.settle_expr(a, target if fits else settle(el))
+            self.exprs.settle_expr(a, target if fits else settle(el))
         if isinstance(t, Scalar):
             return target
         if isinstance(t, Tile):
@@ -56,28 +56,28 @@ class BuiltinCallChecks:
         two = f in ("min", "max", "pow")
         if not self.arity(e, 2 if two else 1):
             return ERROR
-        ts = [self.expr(a, run_ctx) for a in e.args]
+        ts = [self.exprs.expr(a, run_ctx) for a in e.args]
         if any(isinstance(t, ErrorType) for t in ts):
             return ERROR
         if any(isinstance(t, Tile) for t in ts):
             if f not in TILE_MATH:
                 hint = "use `tmax(a, b)` on tiles" if f == "max" else None
-                self.error("PH109", f"`{f}` works on scalars and runs, not tiles", e.span, help=hint)
+                self.cx.error("PH109", f"`{f}` works on scalars and runs, not tiles", e.span, help=hint)
                 return ERROR
             t = ts[0]
             if not t.elem.is_float:
-                self.error("PH105", f"`{f}` needs floats, not a tile of {t.elem}", e.args[0].span)
+                self.cx.error("PH105", f"`{f}` needs floats, not a tile of {t.elem}", e.args[0].span)
                 return ERROR
-            self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
-                                          reads=_tile_reads(e.args[0], self.inst),
-                                          operands=_broadcast_scalars(e.args[0], self.inst))
+            self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
+                                          reads=_tile_reads(e.args[0], self.body.inst),
+                                          operands=_broadcast_scalars(e.args[0], self.body.inst))
             return t
         for t, a in zip(ts, e.args):
             if not isinstance(t, (Scalar, Run)):
-                self.error("PH105", f"`{f}` works on numbers, not {an(_describe(t))}", a.span)
+                self.cx.error("PH105", f"`{f}` works on numbers, not {an(_describe(t))}", a.span)
                 return ERROR
         if two:
-            t = self.binop_type("+", ts[0], ts[1], e, what=f"`{f}`")
+            t = self.exprs.binop_type("+", ts[0], ts[1], e, what=f"`{f}`")
             if isinstance(t, ErrorType):
                 return ERROR
         else:
@@ -87,17 +87,17 @@ class BuiltinCallChecks:
             if el == INT_LIT:
                 el = F32
             if not el.is_float:
-                self.error("PH105", f"`{f}` needs a float, not {el}", e.span,
+                self.cx.error("PH105", f"`{f}` needs a float, not {el}", e.span,
                            help=f"convert it: `{f}(f32(..))`")
                 return ERROR
         elif f == "popcount":
             if not el.is_int:
-                self.error("PH105", f"`popcount` needs an integer, not {el}", e.span)
+                self.cx.error("PH105", f"`popcount` needs an integer, not {el}", e.span)
                 return ERROR
             el = I32
         else:  # abs, min, max
             if not el.is_numeric:
-                self.error("PH105", f"`{f}` needs numbers, not {el}", e.span)
+                self.cx.error("PH105", f"`{f}` needs numbers, not {el}", e.span)
                 return ERROR
             el = promote_int(el)
         if isinstance(t, Run):
@@ -105,98 +105,98 @@ class BuiltinCallChecks:
         if el.is_weak:
             return el
         for a in e.args:
-            at = self.inst.types.get(id(a))
+            at = self.body.inst.types.get(id(a))
             if isinstance(at, Scalar) and at.is_weak:
-                self.settle_expr(a, el if f != "popcount" else I32)
+                self.exprs.settle_expr(a, el if f != "popcount" else I32)
         return el
 
     def where(self, e: A.Call, run_ctx) -> Type:
         if not self.arity(e, 3):
             return ERROR
-        ct, at, bt = (self.expr(a, run_ctx) for a in e.args)
+        ct, at, bt = (self.exprs.expr(a, run_ctx) for a in e.args)
         if any(isinstance(t, ErrorType) for t in (ct, at, bt)):
             return ERROR
         cel = ct.elem if isinstance(ct, (Run, Tile)) else ct
         if cel != BOOL:
-            self.error("PH105", f"the condition of `where` must be bool, not {_describe(ct)}", e.args[0].span)
+            self.cx.error("PH105", f"the condition of `where` must be bool, not {_describe(ct)}", e.args[0].span)
             return ERROR
         # two numbers join as arithmetic does; two bools select a bool (LANGUAGE §6: "selects")
         ael, bel = ((t.elem if isinstance(t, (Run, Tile)) else t) for t in (at, bt))
         if (ael == BOOL) != (bel == BOOL) and isinstance(ael, Scalar) and isinstance(bel, Scalar):
-            self.error("PH105", f"`where` selects between two numbers or two bools, not {ael} and {bel}",
+            self.cx.error("PH105", f"`where` selects between two numbers or two bools, not {ael} and {bel}",
                        e.span)
             return ERROR
-        vt = self.binop_type("==" if ael == BOOL else "+", at, bt, e, what="`where`")
+        vt = self.exprs.binop_type("==" if ael == BOOL else "+", at, bt, e, what="`where`")
         if isinstance(vt, ErrorType):
             return ERROR
         if isinstance(ct, Tile) or isinstance(vt, Tile):
             if isinstance(ct, Run) or isinstance(vt, Run):
-                self.error("PH106", "a run and a tile cannot combine", e.span)
+                self.cx.error("PH106", "a run and a tile cannot combine", e.span)
                 return ERROR
             shape = _broadcast(ct.shape if isinstance(ct, Tile) else (), vt.shape if isinstance(vt, Tile) else (),
-                               self.generic)
+                               self.body.generic)
             if shape is None:
-                self.error("PH106", "the condition's and the values' shapes do not broadcast", e.span)
+                self.cx.error("PH106", "the condition's and the values' shapes do not broadcast", e.span)
                 return ERROR
             vt = Tile(settle(vt.elem if isinstance(vt, Tile) else vt), shape)
         elif isinstance(ct, Run) or isinstance(vt, Run):
             if isinstance(ct, Run) and isinstance(vt, Run) and ct.n != vt.n and \
-                    not (self.generic and not _fixed(ct.n, vt.n)):
-                self.error("PH106", f"runs of different lengths ({ct.n} and {vt.n}) cannot combine", e.span)
+                    not (self.body.generic and not _fixed(ct.n, vt.n)):
+                self.cx.error("PH106", f"runs of different lengths ({ct.n} and {vt.n}) cannot combine", e.span)
                 return ERROR
             n = ct.n if isinstance(ct, Run) else vt.n
             vt = Run(settle(vt.elem if isinstance(vt, Run) else vt), n)
         if isinstance(vt, Tile):
-            self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
-                                          reads=_tile_reads(e, self.inst), operands=_broadcast_scalars(e, self.inst))
+            self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
+                                          reads=_tile_reads(e, self.body.inst), operands=_broadcast_scalars(e, self.body.inst))
         elif isinstance(vt, Scalar) and not vt.is_weak:
             for a in e.args[1:]:
-                self.settle_expr(a, vt)
+                self.exprs.settle_expr(a, vt)
         return vt
 
     def run_sum(self, e: A.Call, run_ctx) -> Type:
         if not self.arity(e, 1):
             return ERROR
-        t = self.expr(e.args[0], run_ctx=True)
+        t = self.exprs.expr(e.args[0], run_ctx=True)
         if isinstance(t, ErrorType):
             return ERROR
         if isinstance(t, Scalar):
-            self.error("PH112", f"`sum({source_of(e.args[0])})` of a scalar has nothing to add up", e.span,
+            self.cx.error("PH112", f"`sum({source_of(e.args[0])})` of a scalar has nothing to add up", e.span,
                        help=f"did you mean `sum<over ctx.lane>({source_of(e.args[0])})`?")
             return ERROR
         if isinstance(t, Tile):
-            self.error("PH112", "`sum` adds up a run, not a tile", e.span,
+            self.cx.error("PH112", "`sum` adds up a run, not a tile", e.span,
                        help=self._slice_let_help(e.args[0]) or "use `rowsum`")
             return ERROR
         if not isinstance(t, Run):
-            self.error("PH105", f"`sum` adds up a run, not {an(_describe(t))}", e.span)
+            self.cx.error("PH105", f"`sum` adds up a run, not {an(_describe(t))}", e.span)
             return ERROR
         el = t.elem
         if el == BOOL:
-            self.error("PH105", "`sum` cannot add up bools", e.span)
+            self.cx.error("PH105", "`sum` cannot add up bools", e.span)
             return ERROR
         acc = I32 if el.name in ("i8", "u8") else F32 if el.name in ("f16", "bf16") else settle(el)
-        self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "sum", e.span)
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "sum", e.span)
         return acc
 
     def run_elem(self, e: A.Call, run_ctx) -> Type:
         if len(e.args) == 2:                    # `elem(r, k)`: one element was meant
             for a in e.args:
-                self.expr(a, run_ctx=True)
-            self.error("PH109", "`elem` takes 1 argument, not 2", e.span,
+                self.exprs.expr(a, run_ctx=True)
+            self.cx.error("PH109", "`elem` takes 1 argument, not 2", e.span,
                        help=f"`elem(..)` is the whole run: hold it, `let r = elem({source_of(e.args[0])})`, and "
                             f"read one element as `r[{source_of(e.args[1])}]` (its index a constant)")
             return ERROR
         if not self.arity(e, 1):
             return ERROR
-        t = self.expr(e.args[0], run_ctx=True)
+        t = self.exprs.expr(e.args[0], run_ctx=True)
         if isinstance(t, ErrorType):
             return ERROR
         if not isinstance(t, Run):
-            self.error("PH111", f"`elem` takes a run (one thread's span, `A[i, j :+ n]`), not {an(_describe(t))}",
+            self.cx.error("PH111", f"`elem` takes a run (one thread's span, `A[i, j :+ n]`), not {an(_describe(t))}",
                        e.args[0].span, help=self._slice_let_help(e.args[0]))
             return ERROR
-        self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "elem", e.span)
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, "elem", e.span)
         return Run(settle(t.elem), t.n)
 
     def run_store(self, e: A.Call, run_ctx) -> Type:
@@ -204,37 +204,37 @@ class BuiltinCallChecks:
             return ERROR
         dst, val = e.args
         if not (isinstance(dst, A.Index) and isinstance(dst.base, A.Name) and not dst.is_point):
-            self.expr(dst, run_ctx=True)
-            self.expr(val, run_ctx=True)
-            self.error("PH111", "the destination of `store` is a span of a tensor or tile: `A[i, j :+ n]`",
+            self.exprs.expr(dst, run_ctx=True)
+            self.exprs.expr(val, run_ctx=True)
+            self.cx.error("PH111", "the destination of `store` is a span of a tensor or tile: `A[i, j :+ n]`",
                        dst.span)
             return ERROR
-        dt = self.expr(dst, run_ctx=True, store=True)
-        vt = self.expr(val, run_ctx=True)
+        dt = self.exprs.expr(dst, run_ctx=True, store=True)
+        vt = self.exprs.expr(val, run_ctx=True)
         if isinstance(dt, ErrorType) or isinstance(vt, ErrorType):
             return ERROR
         if not isinstance(dt, Run):
-            self.error("PH111", "the destination of `store` must be a run", dst.span)
+            self.cx.error("PH111", "the destination of `store` must be a run", dst.span)
             return ERROR
         if isinstance(vt, Scalar):
             if not assignable(vt, dt.elem):
-                self.type_mismatch(dt.elem, vt, val)
+                self.stmts.type_mismatch(dt.elem, vt, val)
                 return ERROR
-            self.settle_expr(val, dt.elem)
+            self.exprs.settle_expr(val, dt.elem)
         elif isinstance(vt, Run):
-            if vt.n != dt.n and not (self.generic and not _fixed(vt.n, dt.n)):
-                self.error("PH106", f"a run of {vt.n} cannot be stored into a span of {dt.n}", val.span)
+            if vt.n != dt.n and not (self.body.generic and not _fixed(vt.n, dt.n)):
+                self.cx.error("PH106", f"a run of {vt.n} cannot be stored into a span of {dt.n}", val.span)
                 return ERROR
             if not assignable(vt.elem, dt.elem):
-                self.error("PH105", f"a run of {vt.elem} cannot be stored into {dt.elem} elements", val.span,
+                self.cx.error("PH105", f"a run of {vt.elem} cannot be stored into {dt.elem} elements", val.span,
                            help=f"convert it: `{dt.elem}({source_of(val)})`")
                 return ERROR
         else:
-            self.error("PH105", f"`store` writes a run or a scalar, not {an(_describe(vt))}", val.span,
+            self.cx.error("PH105", f"`store` writes a run or a scalar, not {an(_describe(vt))}", val.span,
                        help=self._slice_let_help(val) if isinstance(vt, Tile) else None)
             return ERROR
-        b = self.inst.resolution.get(id(dst.base))
-        self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, STORE, e.span,
+        b = self.body.inst.resolution.get(id(dst.base))
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, STORE, e.span,
                                       operands=[x for s in dst.subs for x in _sub_exprs(s)] + [val],
                                       writes=[(b.buffer or b.name) if b else "?"])
         return VOID
@@ -242,42 +242,41 @@ class BuiltinCallChecks:
     def _slice_let_help(self, expr) -> str | None:
         """Where a run was expected but a tile came, because a `let` holds a slice (a tile outside
         a run context, LANGUAGE §7): how to hold one thread's run instead."""
-        from .cfg import expr_children
         stack = [expr]
         while stack:
             n = stack.pop()
             if isinstance(n, A.Name):
-                b = self.inst.resolution.get(id(n))
+                b = self.body.inst.resolution.get(id(n))
                 value = getattr(b.node, "value", None) if b is not None and b.kind == "view" else None
                 shape = b.type.shape if value is not None and isinstance(b.type, Tile) else ()
                 if isinstance(value, A.Index) and len(shape) == 1 and isinstance(shape[0], int) \
                         and 2 <= shape[0] <= 16:                # what a run can be (LANGUAGE §7)
                     return (f"`{b.name}` holds a slice, and outside `sum(..)`, `elem(..)` and `store(..)` a slice is "
                             f"a tile; for one thread's run write `let {b.name} = elem({source_of(value)})`")
-            stack.extend(expr_children(n))
+            stack.extend(A.children(n))
         return None
 
     def barrier(self, e: A.Call, run_ctx) -> Type:
         if not self.arity(e, 0):
             return ERROR
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "barrier()", e.span)
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "barrier()", e.span)
         return VOID
 
     def element_arg(self, e: A.Call) -> tuple[Type, str | None]:
         """The first argument of an atomic or acquire/release: one element of a tensor."""
         a = e.args[0]
         if not (isinstance(a, A.Index) and a.is_point and isinstance(a.base, A.Name)):
-            self.expr(a)
-            self.error("PH109", f"the first argument of `{e.func}` is one element of a tensor, like `A[i]`",
+            self.exprs.expr(a)
+            self.cx.error("PH109", f"the first argument of `{e.func}` is one element of a tensor, like `A[i]`",
                        a.span)
             return ERROR, None
-        t = self.expr(a, store=True)
+        t = self.exprs.expr(a, store=True)
         if isinstance(t, ErrorType):
             return ERROR, None
-        b = self.inst.resolution.get(id(a.base))
+        b = self.body.inst.resolution.get(id(a.base))
         if b is None or not isinstance(b.type, Tensor):
             tile = b is not None and isinstance(b.type, Tile)
-            self.error("PH109", f"`{e.func}` works on global memory: `{source_of(a.base)}` is not a tensor", a.span,
+            self.cx.error("PH109", f"`{e.func}` works on global memory: `{source_of(a.base)}` is not a tensor", a.span,
                        help="an atomic runs once per CTA, for a value several CTAs share; a tile belongs to one CTA, "
                             "so update it with plain stores (one thread per element, or combine first with "
                             "`sum<over ctx.thread>(..)`) and a `barrier()` before it is read" if tile else None)
@@ -289,23 +288,23 @@ class BuiltinCallChecks:
         if not self.arity(e, n):
             return ERROR
         et, buf = self.element_arg(e)
-        vts = [self.expr(a) for a in e.args[1:]]
+        vts = [self.exprs.expr(a) for a in e.args[1:]]
         if isinstance(et, ErrorType) or any(isinstance(t, ErrorType) for t in vts):
             return ERROR
         allowed = ("i32", "i64", "f32", "f64") if e.func == "atomic_add" else ("i32", "i64")
         if et.name not in allowed:
-            self.error("PH105", f"`{e.func}` works on {_fmt_list(allowed)} elements, not {et}", e.args[0].span)
+            self.cx.error("PH105", f"`{e.func}` works on {_fmt_list(allowed)} elements, not {et}", e.args[0].span)
             return ERROR
         for v, a in zip(vts, e.args[1:]):
             if not isinstance(v, Scalar) or not assignable(v, et):
                 if isinstance(v, Scalar):
-                    self.type_mismatch(et, v, a)
+                    self.stmts.type_mismatch(et, v, a)
                 else:
-                    self.error("PH105", f"`{e.func}` takes a scalar {et}, not {an(_describe(v))}", a.span)
+                    self.cx.error("PH105", f"`{e.func}` takes a scalar {et}, not {an(_describe(v))}", a.span)
                 return ERROR
-            self.settle_expr(a, et)
+            self.exprs.settle_expr(a, et)
         idx = [s.index for s in e.args[0].subs]
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, e.func, e.span, operands=idx + list(e.args[1:]),
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, e.func, e.span, operands=idx + list(e.args[1:]),
                                       reads=[buf], writes=[buf])
         return et
 
@@ -314,20 +313,20 @@ class BuiltinCallChecks:
         if not self.arity(e, 1 if load else 2):
             return ERROR
         et, buf = self.element_arg(e)
-        vt = self.expr(e.args[1]) if not load else None
+        vt = self.exprs.expr(e.args[1]) if not load else None
         if isinstance(et, ErrorType) or isinstance(vt, ErrorType):
             return ERROR
         if not load:
             if not isinstance(vt, Scalar) or not assignable(vt, et):
                 if isinstance(vt, Scalar):
-                    self.type_mismatch(et, vt, e.args[1])
+                    self.stmts.type_mismatch(et, vt, e.args[1])
                 else:
-                    self.error("PH105", f"`store_release` stores a scalar {et}, not {an(_describe(vt))}",
+                    self.cx.error("PH105", f"`store_release` stores a scalar {et}, not {an(_describe(vt))}",
                                e.args[1].span)
                 return ERROR
-            self.settle_expr(e.args[1], et)
+            self.exprs.settle_expr(e.args[1], et)
         idx = [s.index for s in e.args[0].subs]
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, e.func, e.span, operands=idx + list(e.args[1:]),
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, e.func, e.span, operands=idx + list(e.args[1:]),
                                       reads=[buf] if load else [], writes=[] if load else [buf])
         return et if load else VOID
 
@@ -336,46 +335,46 @@ class BuiltinCallChecks:
         nargs = {"dot": 2, "dot_t": 2, "tmax": 2, "qdot_t": 4, "qmma_t": 4}.get(f, 1)
         if not self.arity(e, nargs):
             return ERROR
-        ts = [self.expr(a) for a in e.args]
+        ts = [self.exprs.expr(a) for a in e.args]
         if any(isinstance(t, ErrorType) for t in ts):
             return ERROR
         if f == "tmax":
             if not any(isinstance(t, Tile) for t in ts):
-                self.error("PH109", "`tmax` takes tiles; for scalars use `max`", e.span)
+                self.cx.error("PH109", "`tmax` takes tiles; for scalars use `max`", e.span)
                 return ERROR
-            result = self.binop_type("+", ts[0], ts[1], e, what="`tmax`")
+            result = self.exprs.binop_type("+", ts[0], ts[1], e, what="`tmax`")
             if isinstance(result, ErrorType):
                 return ERROR
-            self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
-                                          reads=_tile_reads(e, self.inst),
-                                          operands=_broadcast_scalars(e, self.inst))
+            self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "elementwise sweep", e.span,
+                                          reads=_tile_reads(e, self.body.inst),
+                                          operands=_broadcast_scalars(e, self.body.inst))
             return result
         for t, a in zip(ts, e.args):
             if not isinstance(t, Tile):
-                self.error("PH109", f"`{f}` takes tiles, not {an(_describe(t))}", a.span,
+                self.cx.error("PH109", f"`{f}` takes tiles, not {an(_describe(t))}", a.span,
                            help="slice the tensor: `A[r :+ R, c :+ C]`" if isinstance(t, Tensor) else None)
                 return ERROR
-            if not t.static and not self.generic:
-                self.error("PH107", f"`{f}` needs tiles of static shape, not {_shape(t.shape)}", a.span)
+            if not t.static and not self.body.generic:
+                self.cx.error("PH107", f"`{f}` needs tiles of static shape, not {_shape(t.shape)}", a.span)
                 return ERROR
             if len(t.shape) != 2:
-                self.error("PH106", f"`{f}` takes rank-2 tiles, not rank {len(t.shape)}", a.span)
+                self.cx.error("PH106", f"`{f}` takes rank-2 tiles, not rank {len(t.shape)}", a.span)
                 return ERROR
         result = _tile_builtin_result(self, e, ts)
         if isinstance(result, ErrorType):
             return ERROR
         names: dict = {}
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.inst, names),
-                                      operands=_broadcast_scalars(e, self.inst), read_names=names)
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.body.inst, names),
+                                      operands=_broadcast_scalars(e, self.body.inst), read_names=names)
         return result
 
 
-def _tile_builtin_result(ch: "BuiltinCallChecks", e: A.Call, ts) -> Type:
+def _tile_builtin_result(ch: "BuiltinCalls", e: A.Call, ts) -> Type:
     f = e.func
     a = ts[0]
     if f in ("rowsum", "rowmax"):
         if not a.elem.is_float:
-            ch.error("PH105", f"`{f}` works on floats, not {a.elem}", e.args[0].span)
+            ch.cx.error("PH105", f"`{f}` works on floats, not {a.elem}", e.args[0].span)
             return ERROR
         return Tile(a.elem, (a.shape[0], 1))
     if f in ("cumsum", "tril"):
@@ -385,16 +384,16 @@ def _tile_builtin_result(ch: "BuiltinCallChecks", e: A.Call, ts) -> Type:
     if f in ("dot", "dot_t"):
         b = ts[1]
         if a.elem != b.elem:
-            ch.error("PH105", f"`{f}` multiplies tiles of one type, not {a.elem} and {b.elem}", e.span)
+            ch.cx.error("PH105", f"`{f}` multiplies tiles of one type, not {a.elem} and {b.elem}", e.span)
             return ERROR
         if a.elem == BOOL:
-            ch.error("PH105", f"`{f}` cannot multiply bools", e.span)
+            ch.cx.error("PH105", f"`{f}` cannot multiply bools", e.span)
             return ERROR
         k_b = b.shape[0] if f == "dot" else b.shape[1]
         n = b.shape[1] if f == "dot" else b.shape[0]
-        if a.shape[1] != k_b and not (ch.generic and not _fixed(a.shape[1], k_b)):
+        if a.shape[1] != k_b and not (ch.body.generic and not _fixed(a.shape[1], k_b)):
             want = "[K, N]" if f == "dot" else "[N, K]"
-            ch.error("PH106", f"`{f}` of {_shape(a.shape)} and {_shape(b.shape)}: the inner extents "
+            ch.cx.error("PH106", f"`{f}` of {_shape(a.shape)} and {_shape(b.shape)}: the inner extents "
                      f"{a.shape[1]} and {k_b} differ", e.span, help=f"`{f}(a, b)` takes a [M, K] and b {want}")
             return ERROR
         acc = {"i8": I32, "u8": I32, "f16": F32, "bf16": F32}.get(a.elem.name, a.elem)
@@ -404,34 +403,34 @@ def _tile_builtin_result(ch: "BuiltinCallChecks", e: A.Call, ts) -> Type:
     m, k = act.shape
     nn = w.shape[0]
     if act.elem.name != "i8" or w.elem.name != "i8":
-        ch.error("PH105", f"`{f}` multiplies i8 tiles", e.span)
+        ch.cx.error("PH105", f"`{f}` multiplies i8 tiles", e.span)
         return ERROR
     if sa.elem != F32 or sw.elem != F32:
-        ch.error("PH105", f"`{f}` takes f32 scales", e.span)
+        ch.cx.error("PH105", f"`{f}` takes f32 scales", e.span)
         return ERROR
-    if ch.generic and not _fixed(k, nn, m, w.shape[1], *sa.shape, *sw.shape):
+    if ch.body.generic and not _fixed(k, nn, m, w.shape[1], *sa.shape, *sw.shape):
         return Tile(F32, (m, nn))
     if w.shape[1] != k or k % 32:
-        ch.error("PH106", f"`{f}` needs a [M, K] and w [N, K] with K a multiple of 32", e.span)
+        ch.cx.error("PH106", f"`{f}` needs a [M, K] and w [N, K] with K a multiple of 32", e.span)
         return ERROR
     want_sw = (nn, k // 32) if f == "qdot_t" else (k // 32, nn)
     if sa.shape != (m, k // 32) or sw.shape != want_sw:
-        ch.error("PH106", f"`{f}` wants scales sa {_shape((m, k // 32))} and sw {_shape(want_sw)}", e.span)
+        ch.cx.error("PH106", f"`{f}` wants scales sa {_shape((m, k // 32))} and sw {_shape(want_sw)}", e.span)
         return ERROR
     if f == "qmma_t" and (m % 8 or nn % 8):
-        ch.error("PH106", "`qmma_t` needs M and N multiples of 8", e.span)
+        ch.cx.error("PH106", "`qmma_t` needs M and N multiples of 8", e.span)
         return ERROR
     return Tile(F32, (m, nn))
 
 
 CALLS = {}
 for _n in SCALAR_MATH:
-    CALLS[_n] = BuiltinCallChecks.math
+    CALLS[_n] = BuiltinCalls.math
 for _n in TILE_BUILTINS:
-    CALLS[_n] = BuiltinCallChecks.tile_builtin
+    CALLS[_n] = BuiltinCalls.tile_builtin
 for _n in ATOMICS:
-    CALLS[_n] = BuiltinCallChecks.atomic
+    CALLS[_n] = BuiltinCalls.atomic
 for _n in MEMORY_ORDER:
-    CALLS[_n] = BuiltinCallChecks.acquire_release
-CALLS.update({"sum": BuiltinCallChecks.run_sum, "elem": BuiltinCallChecks.run_elem, "store": BuiltinCallChecks.run_store,
-               "barrier": BuiltinCallChecks.barrier, "where": BuiltinCallChecks.where})
+    CALLS[_n] = BuiltinCalls.acquire_release
+CALLS.update({"sum": BuiltinCalls.run_sum, "elem": BuiltinCalls.run_elem, "store": BuiltinCalls.run_store,
+               "barrier": BuiltinCalls.barrier, "where": BuiltinCalls.where})

@@ -3,10 +3,13 @@ messages, NumPy broadcasting, subscript and tile-expression walks, did-you-mean.
 
 from __future__ import annotations
 
-from ..language.builtins import BUILTINS
-from .sema_model import Instance, Scope
-from .syntax import ast as A
-from ..language.types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
+from ...language.builtins import BUILTINS
+from .model import Instance, Scope
+from ..evaluation import early_operations
+from ..syntax import ast as A
+from ..syntax.printer import subscript
+from ...language.ops import OpClass, OpInfo
+from ...language.types import SCALARS, Run, Scalar, Tensor, Tile, Type, settle
 
 
 def _describe(t: Type) -> str:
@@ -71,7 +74,6 @@ def _sub_exprs(s):
 
 
 def _sub_text(s) -> str:
-    from .syntax.printer import subscript
     return subscript(s)
 
 
@@ -162,8 +164,6 @@ def plan_tile_value(value, inst: Instance) -> frozenset:
     (evaluation.early_operations): recorded on the instance, each with the operation record it
     runs as (its reads and scalars its own). Returns their ids: the statement's own operation
     neither reads nor takes what they do."""
-    from .evaluation import early_operations
-    from ..language.ops import OpClass, OpInfo
     early = early_operations(value, inst)
     if not early:
         return frozenset()

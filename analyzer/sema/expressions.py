@@ -3,38 +3,38 @@ and shuffles (§8)."""
 
 from __future__ import annotations
 
-from ..language.builtins import (BUILTINS, COLLECTIVE_OPS)
-from .constants import affine, constant_of
-from ..language.ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
-from .sema_builtins import CALLS as _CALLS
-from .sema_helpers import CUDA_NAMES, ctx_field_help, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
-from .sema_model import (CTX_PATHS, Binding)
-from .syntax import ast as A
-from .syntax.printer import expr as source_of
-from ..language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
+from ...language.builtins import (BUILTINS, COLLECTIVE_OPS)
+from ..constants import affine, constant_of
+from ...language.ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
+from .builtins import CALLS as _CALLS
+from .helpers import CUDA_NAMES, ctx_field_help, cuda_hint, _describe, _shape, _with_elem, _broadcast, _sub_exprs, _sub_text, _did_you_mean, _did_you_mean_fn, _fixed
+from .model import (CTX_PATHS, Binding)
+from ..syntax import ast as A
+from .context import Part
+from ..syntax.printer import expr as source_of
+from ...language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
                     Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle, an)
 
 
-class ExpressionChecks:
-    """Mixin of semantics.Checker."""
+class Expressions(Part):
 
     # ---- names
     def resolve(self, n: A.Name) -> Binding | None:
-        b = self.scope.lookup(n.id)
+        b = self.body.scope.lookup(n.id)
         if b is None:
             if n.id == "ctx":
-                self.error("PH108", "`ctx` alone is not a value", n.span,
+                self.cx.error("PH108", "`ctx` alone is not a value", n.span,
                            help="use a field: `ctx.thread`, `ctx.lane`, `ctx.block.x`, ...")
-            elif n.id in self.functions or n.id in BUILTINS:
-                self.error("PH101", f"`{n.id}` is a function: call it", n.span)
+            elif n.id in self.cx.functions or n.id in BUILTINS:
+                self.cx.error("PH101", f"`{n.id}` is a function: call it", n.span)
             else:
                 hint = cuda_hint(n.id, CUDA_NAMES)
-                if hint is None and self.suggestions_left > 0:
-                    self.suggestions_left -= 1
-                    hint = _did_you_mean(n.id, self.scope)
-                self.error("PH101", f"`{n.id}` is not declared", n.span, label="unknown name", help=hint)
+                if hint is None and self.cx.suggestions_left > 0:
+                    self.cx.suggestions_left -= 1
+                    hint = _did_you_mean(n.id, self.body.scope)
+                self.cx.error("PH101", f"`{n.id}` is not declared", n.span, label="unknown name", help=hint)
             return None
-        self.inst.resolution[id(n)] = b
+        self.body.inst.resolution[id(n)] = b
         return b
 
     def const_int(self, e) -> int | None:
@@ -42,7 +42,7 @@ class ExpressionChecks:
         return constant_of(f)
 
     def const_value(self, n: A.Name):
-        b = self.scope.lookup(n.id)
+        b = self.body.scope.lookup(n.id)
         if b is None:
             return None
         if b.kind == "const":
@@ -53,7 +53,7 @@ class ExpressionChecks:
 
     def atom_key(self, node):
         if isinstance(node, A.Name):
-            b = self.scope.lookup(node.id)
+            b = self.body.scope.lookup(node.id)
             return None if b is None else ("b", b.uid)
         if isinstance(node, A.CtxPath):
             return ("ctx", node.path)
@@ -63,13 +63,13 @@ class ExpressionChecks:
     def expr(self, e, run_ctx: bool = False, store: bool = False) -> Type:
         method = getattr(self, "e_" + type(e).__name__)
         t = method(e, run_ctx) if not store else method(e, run_ctx, store=True)
-        self.inst.types[id(e)] = t
+        self.body.inst.types[id(e)] = t
         return t
 
     def settle_expr(self, e, t: Scalar) -> Scalar:
         """Give the weak (literal) parts of ``e`` their final type ``t`` and check literal ranges."""
         stack = [e]
-        types = self.inst.types
+        types = self.body.inst.types
         while stack:
             node = stack.pop()
             nt = types.get(id(node))
@@ -80,7 +80,7 @@ class ExpressionChecks:
             if isinstance(node, (A.IntLit, A.FloatLit)):
                 if not literal_fits(node.value, target):
                     shown = source_of(node) if len(node.text) <= 24 else node.text[:20] + "..."
-                    self.error("PH104", f"literal {shown} does not fit in {target}", node.span,
+                    self.cx.error("PH104", f"literal {shown} does not fit in {target}", node.span,
                                label="out of range", help=_literal_help(node, target))
             elif isinstance(node, A.Unary):
                 stack.append(node.operand)
@@ -96,7 +96,7 @@ class ExpressionChecks:
         return t
 
     def _settle_shift_rhs(self, rhs) -> None:
-        rt = self.inst.types.get(id(rhs))
+        rt = self.body.inst.types.get(id(rhs))
         if isinstance(rt, Scalar) and rt.is_weak:
             self.settle_expr(rhs, I32)
 
@@ -120,25 +120,25 @@ class ExpressionChecks:
     def e_CtxPath(self, e: A.CtxPath, run_ctx) -> Type:
         if e.path not in CTX_PATHS:
             if e.path in (("block",), ("blocks",)):
-                self.error("PH108", f"`{e.text}` alone is not a value", e.span,
+                self.cx.error("PH108", f"`{e.text}` alone is not a value", e.span,
                            help=f"use `{e.text}.x`, `{e.text}.y` or `{e.text}.z`")
             else:
-                self.error("PH108", f"`{e.text}` is not a `ctx` field", e.span, label="unknown field",
+                self.cx.error("PH108", f"`{e.text}` is not a `ctx` field", e.span, label="unknown field",
                            help=ctx_field_help(e.path))
             return ERROR
         return I32
 
     def e_Member(self, e: A.Member, run_ctx) -> Type:
         self.expr(e.value)
-        if isinstance(e.value, A.Name) and self.scope.lookup(e.value.id) is None and e.value.id != "ctx":
+        if isinstance(e.value, A.Name) and self.body.scope.lookup(e.value.id) is None and e.value.id != "ctx":
             return ERROR                      # the unknown name is the error (`blockIdx.x`: PH101)
-        b = self.scope.lookup(e.value.id) if isinstance(e.value, A.Name) else None
+        b = self.body.scope.lookup(e.value.id) if isinstance(e.value, A.Name) else None
         help = None
         if b is not None and isinstance(b.type, (Tensor, Tile)):
             dims = ", ".join(f"`{d}`" for d in b.type.shape)
             help = (f"`{b.name}` is {an(b.type)}: its extents are the names and numbers of its type ({dims}), "
                     f"not fields" if e.attr in _EXTENT_FIELDS else None)
-        self.error("PH108", f"only `ctx` has fields; `.{e.attr}` cannot follow `{source_of(e.value)}`", e.span,
+        self.cx.error("PH108", f"only `ctx` has fields; `.{e.attr}` cannot follow `{source_of(e.value)}`", e.span,
                    help=help)
         return ERROR
 
@@ -148,26 +148,26 @@ class ExpressionChecks:
             return ERROR
         el = t.elem if isinstance(t, (Tile, Run)) else t
         if not isinstance(el, Scalar):
-            self.error("PH117", f"`{e.op}` cannot apply to {an(_describe(t))}", e.span)
+            self.cx.error("PH117", f"`{e.op}` cannot apply to {an(_describe(t))}", e.span)
             return ERROR
         if e.op == "-":
             if not el.is_numeric:
-                self.error("PH117", f"`-` needs a number, not {el}", e.operand.span)
+                self.cx.error("PH117", f"`-` needs a number, not {el}", e.operand.span)
                 return ERROR
             if isinstance(t, Scalar):
                 return promote_int(t)
             return _with_elem(t, promote_int(el))
         if not isinstance(t, Scalar):
-            self.error("PH117", f"`{e.op}` works on scalars only, not on {an(_describe(t))}", e.span)
+            self.cx.error("PH117", f"`{e.op}` works on scalars only, not on {an(_describe(t))}", e.span)
             return ERROR
         if e.op == "!":
             if t != BOOL:
-                self.error("PH117", f"`!` needs a bool, not {t}", e.operand.span,
+                self.cx.error("PH117", f"`!` needs a bool, not {t}", e.operand.span,
                            help="for integers, `~` is the bitwise complement")
                 return ERROR
             return BOOL
         if not t.is_int:
-            self.error("PH117", f"`~` needs an integer, not {t}", e.operand.span)
+            self.cx.error("PH117", f"`~` needs an integer, not {t}", e.operand.span)
             return ERROR
         return promote_int(t)
 
@@ -180,7 +180,7 @@ class ExpressionChecks:
             return ERROR
         for t in (lt, rt):
             if isinstance(t, (Tensor,)) or t == VOID or isinstance(t, type(VOID)):
-                self.error("PH117", f"{name} cannot apply to {an(_describe(t))}", span,
+                self.cx.error("PH117", f"{name} cannot apply to {an(_describe(t))}", span,
                            help="slice the tensor (`A[r :+ R, c :+ C]`) or read one element (`A[i, j]`)"
                            if isinstance(t, Tensor) else None)
                 return ERROR
@@ -188,42 +188,42 @@ class ExpressionChecks:
         re_ = rt.elem if isinstance(rt, (Tile, Run)) else rt
         scalar_only = op in ("&&", "||", "&", "|", "^", "<<", ">>")
         if scalar_only and not (isinstance(lt, Scalar) and isinstance(rt, Scalar)):
-            self.error("PH117", f"`{op}` works on scalars only", span,
+            self.cx.error("PH117", f"`{op}` works on scalars only", span,
                        help="use `where` for elementwise selection" if op in ("&&", "||") else None)
             return ERROR
         if op in ("&&", "||"):
             if lt != BOOL or rt != BOOL:
                 bad = node.lhs if lt != BOOL else node.rhs
-                self.error("PH117", f"`{op}` needs bools, not {lt if lt != BOOL else rt}", bad.span,
+                self.cx.error("PH117", f"`{op}` needs bools, not {lt if lt != BOOL else rt}", bad.span,
                            help=f"compare it: `{source_of(bad)} != 0`")
                 return ERROR
             return BOOL
         if op in ("&", "|", "^", "<<", ">>", "%"):
             if not (le.is_int and re_.is_int):
-                self.error("PH117", f"`{op}` needs integers, not {le} and {re_}", span)
+                self.cx.error("PH117", f"`{op}` needs integers, not {le} and {re_}", span)
                 return ERROR
         if op in ("==", "!=") and le == BOOL and re_ == BOOL:
             joined = BOOL
         else:
             if not (le.is_numeric and re_.is_numeric):
                 bad = le if not le.is_numeric else re_
-                self.error("PH117", f"{name} needs numbers, not {bad}", span)
+                self.cx.error("PH117", f"{name} needs numbers, not {bad}", span)
                 return ERROR
             if op in ("<<", ">>"):
                 joined = promote_int(le) if not le.is_weak else le
             else:
                 joined = arith_join(le, re_)
             if joined is None:
-                self.error("PH117", f"{name} cannot combine {le} and {re_}", span)
+                self.cx.error("PH117", f"{name} cannot combine {le} and {re_}", span)
                 return ERROR
         result_elem = BOOL if op in ("==", "!=", "<", "<=", ">", ">=") else joined
         # shapes: scalar with anything broadcasts; runs of equal length; tiles broadcast (NumPy)
         if isinstance(lt, Scalar) and isinstance(rt, Scalar):
             if joined is not None and not joined.is_weak and joined != BOOL:
                 if isinstance(node, A.Binary):
-                    if (self.inst.types.get(id(node.lhs)) or lt).is_weak if isinstance(self.inst.types.get(id(node.lhs)), Scalar) else False:
+                    if (self.body.inst.types.get(id(node.lhs)) or lt).is_weak if isinstance(self.body.inst.types.get(id(node.lhs)), Scalar) else False:
                         self.settle_expr(node.lhs, joined)
-                    if isinstance(self.inst.types.get(id(node.rhs)), Scalar) and self.inst.types[id(node.rhs)].is_weak:
+                    if isinstance(self.body.inst.types.get(id(node.rhs)), Scalar) and self.body.inst.types[id(node.rhs)].is_weak:
                         self.settle_expr(node.rhs, joined if op not in ("<<", ">>") else I32)
             elif result_elem == BOOL and joined is not None and joined.is_weak and isinstance(node, A.Binary):
                 self.settle_expr(node.lhs, settle(joined))
@@ -231,12 +231,12 @@ class ExpressionChecks:
             return result_elem
         if isinstance(lt, Run) or isinstance(rt, Run):
             if isinstance(lt, Tile) or isinstance(rt, Tile):
-                self.error("PH106", "a run and a tile cannot combine", span,
+                self.cx.error("PH106", "a run and a tile cannot combine", span,
                            help="a run is one thread's few elements; a tile is the CTA's")
                 return ERROR
             if isinstance(lt, Run) and isinstance(rt, Run) and lt.n != rt.n and \
-                    not (self.generic and not _fixed(lt.n, rt.n)):
-                self.error("PH106", f"runs of different lengths ({lt.n} and {rt.n}) cannot combine", span)
+                    not (self.body.generic and not _fixed(lt.n, rt.n)):
+                self.cx.error("PH106", f"runs of different lengths ({lt.n} and {rt.n}) cannot combine", span)
                 return ERROR
             n = lt.n if isinstance(lt, Run) else rt.n
             self._settle_broadcast_operands(node, settle(joined))
@@ -244,9 +244,9 @@ class ExpressionChecks:
         # at least one tile
         lshape = lt.shape if isinstance(lt, Tile) else ()
         rshape = rt.shape if isinstance(rt, Tile) else ()
-        shape = _broadcast(lshape, rshape, self.generic)
+        shape = _broadcast(lshape, rshape, self.body.generic)
         if shape is None:
-            self.error("PH106", f"shapes {_shape(lshape)} and {_shape(rshape)} do not broadcast", span,
+            self.cx.error("PH106", f"shapes {_shape(lshape)} and {_shape(rshape)} do not broadcast", span,
                        help="extents must match, or be 1 on one side")
             return ERROR
         self._settle_broadcast_operands(node, settle(joined))
@@ -264,7 +264,7 @@ class ExpressionChecks:
         else:
             return
         for x in operands:
-            xt = self.inst.types.get(id(x))
+            xt = self.body.inst.types.get(id(x))
             if isinstance(xt, Scalar) and xt.is_weak:
                 self.settle_expr(x, elem)
 
@@ -277,7 +277,7 @@ class ExpressionChecks:
         base = e.base
         if not isinstance(base, A.Name):
             if not isinstance(self.expr(base), ErrorType):      # (an error there is reported)
-                self.error("PH110", "only a named tensor, tile or run can be subscripted", e.span)
+                self.cx.error("PH110", "only a named tensor, tile or run can be subscripted", e.span)
             return ERROR
         b = self.resolve(base)
         if b is None:
@@ -285,7 +285,7 @@ class ExpressionChecks:
                 self.subscript_exprs(s)
             return ERROR
         bt = b.type
-        self.inst.types[id(base)] = bt
+        self.body.inst.types[id(base)] = bt
         if isinstance(bt, ErrorType):
             for s in e.subs:
                 self.subscript_exprs(s)
@@ -295,12 +295,12 @@ class ExpressionChecks:
         if not isinstance(bt, (Tensor, Tile)):
             for s in e.subs:
                 self.subscript_exprs(s)
-            self.error("PH110", f"`{b.name}` is {an(_describe(bt))} and cannot be subscripted", e.span)
+            self.cx.error("PH110", f"`{b.name}` is {an(_describe(bt))} and cannot be subscripted", e.span)
             return ERROR
         if len(e.subs) != len(bt.shape):
             for s in e.subs:
                 self.subscript_exprs(s)
-            self.error("PH110", f"`{b.name}` has rank {len(bt.shape)}, but {len(e.subs)} subscript"
+            self.cx.error("PH110", f"`{b.name}` has rank {len(bt.shape)}, but {len(e.subs)} subscript"
                        f"{'s are' if len(e.subs) != 1 else ' is'} given", e.span,
                        help=f"write {len(bt.shape)} subscript{'s' if len(bt.shape) != 1 else ''}, one per axis")
             return ERROR
@@ -319,26 +319,26 @@ class ExpressionChecks:
         slice_axes = [ln for ln in lengths if ln is not None]
         if not slice_axes:                                  # a point: a scalar load or store
             if not store:
-                self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, LOAD, e.span, operands=operands,
+                self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, LOAD, e.span, operands=operands,
                                               reads=[buffer])
             return bt.elem
         if run_ctx:
             if len(slice_axes) != 1:
-                self.error("PH111", f"a run has exactly one slice axis, and this has {len(slice_axes)}", e.span,
+                self.cx.error("PH111", f"a run has exactly one slice axis, and this has {len(slice_axes)}", e.span,
                            help="make the other subscripts points: `A[i, j :+ 4]`")
                 return ERROR
             n = slice_axes[0]
-            if isinstance(n, str) and self.generic:
+            if isinstance(n, str) and self.body.generic:
                 pass                                        # a function's dim: checked at each call
             elif not isinstance(n, int) or not 2 <= n <= 16:
-                self.error("PH111", f"a run's length must be a constant from 2 to 16, not {n}", e.span,
+                self.cx.error("PH111", f"a run's length must be a constant from 2 to 16, not {n}", e.span,
                            label="run length", help="use a tile for longer spans")
                 return ERROR
-            self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, RUN_STORE if store else RUN_LOAD, e.span,
+            self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, RUN_STORE if store else RUN_LOAD, e.span,
                                           operands=operands, reads=[] if store else [buffer],
                                           writes=[buffer] if store else [])
             return Run(bt.elem, n)
-        self.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "slice", e.span, operands=operands,
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, "slice", e.span, operands=operands,
                                       reads=[] if store else [buffer], writes=[buffer] if store else [])
         return Tile(bt.elem, tuple(slice_axes), buffer)
 
@@ -346,17 +346,17 @@ class ExpressionChecks:
         if len(e.subs) != 1 or not isinstance(e.subs[0], A.Point):
             for s in e.subs:
                 self.subscript_exprs(s)
-            self.error("PH110", "a run's element is read with one constant index: `r[k]`", e.span)
+            self.cx.error("PH110", "a run's element is read with one constant index: `r[k]`", e.span)
             return ERROR
         idx = e.subs[0].index
         self.expr(idx)
         k = self.const_int(idx)
         if k is None:
-            self.error("PH110", "a run's element index must be a compile-time constant", idx.span,
+            self.cx.error("PH110", "a run's element index must be a compile-time constant", idx.span,
                        help="runs live in registers, so the element must be known when compiling")
             return ERROR
         if isinstance(rt.n, int) and not 0 <= k < rt.n:
-            self.error("PH110", f"index {k} is outside the run's {rt.n} elements", idx.span)
+            self.cx.error("PH110", f"index {k} is outside the run's {rt.n} elements", idx.span)
             return ERROR
         self.settle_expr(idx, I32)
         return rt.elem
@@ -375,20 +375,20 @@ class ExpressionChecks:
             if not ok:
                 return ERROR
             n = self.const_int(s.length)
-            if n is None and self.generic and self._bound_at_call(s.length):
+            if n is None and self.body.generic and self._bound_at_call(s.length):
                 return source_of(s.length)
             if n is None:
-                self.error("PH107", f"the span length `{source_of(s.length)}` is not a compile-time constant",
+                self.cx.error("PH107", f"the span length `{source_of(s.length)}` is not a compile-time constant",
                            s.length.span, help="use a literal, an `@autotune` name or a `-D` constant")
                 return ERROR
             if n <= 0:
-                self.error("PH110", f"a span's length must be positive, not {n}", s.length.span)
+                self.cx.error("PH110", f"a span's length must be positive, not {n}", s.length.span)
                 return ERROR
             return n
         # Range
         if s.lo is not None and s.hi is None:
             self.index_expr(s.lo)
-            self.error("PH110", f"open ends are not allowed: `{source_of(s.lo)}:` needs an end", s.span,
+            self.cx.error("PH110", f"open ends are not allowed: `{source_of(s.lo)}:` needs an end", s.span,
                        help=f"write `{source_of(s.lo)} :+ n` or `{source_of(s.lo)} : e`")
             return ERROR
         if s.lo is None and s.hi is None:
@@ -407,14 +407,14 @@ class ExpressionChecks:
                 for k, v in lo.items():
                     diff[k] = diff.get(k, 0) - v
                 n = constant_of({k: v for k, v in diff.items() if v != 0 or k is None})
-        if n is None and self.generic and all(self._bound_at_call(x) for x in (s.lo, s.hi) if x is not None):
+        if n is None and self.body.generic and all(self._bound_at_call(x) for x in (s.lo, s.hi) if x is not None):
             return _sub_text(s)
         if n is None:
-            self.error("PH107", f"the length of `{_sub_text(s)}` does not fold to a compile-time constant", s.span,
+            self.cx.error("PH107", f"the length of `{_sub_text(s)}` does not fold to a compile-time constant", s.span,
                        help="the end minus the start must be constant, e.g. `A[k : k + 32]`")
             return ERROR
         if n <= 0:
-            self.error("PH110", f"the range `{_sub_text(s)}` is empty or reversed (length {n})", s.span)
+            self.cx.error("PH110", f"the range `{_sub_text(s)}` is empty or reversed (length {n})", s.span)
             return ERROR
         return n
 
@@ -425,7 +425,7 @@ class ExpressionChecks:
         while stack:
             x = stack.pop()
             if isinstance(x, A.Name):
-                b = self.scope.lookup(x.id)
+                b = self.body.scope.lookup(x.id)
                 if b is None or b.kind not in ("function-dim", "const"):
                     return False
             elif isinstance(x, A.Binary):
@@ -441,7 +441,7 @@ class ExpressionChecks:
         if isinstance(t, ErrorType):
             return False
         if not (isinstance(t, Scalar) and t.is_int):
-            self.error("PH105", f"an index must be an integer, not {_describe(t)}", e.span, label=_describe(t),
+            self.cx.error("PH105", f"an index must be an integer, not {_describe(t)}", e.span, label=_describe(t),
                        help=f"convert it: `i32({source_of(e)})`" if isinstance(t, Scalar) and t.is_float else None)
             return False
         if t.is_weak:
@@ -457,7 +457,7 @@ class ExpressionChecks:
         if e.func not in COLLECTIVE_OPS:
             for a in e.args:
                 self.expr(a)
-            self.error("PH109", f"`{e.func}` is not a collective", e.head_span,
+            self.cx.error("PH109", f"`{e.func}` is not a collective", e.head_span,
                        help=f"the collectives are {', '.join(f'`{o}<over ..>`' for o in COLLECTIVE_OPS)}")
             return ERROR
         over = e.param
@@ -466,37 +466,37 @@ class ExpressionChecks:
                 self.expr(over)
             for a in e.args:
                 self.expr(a)
-            self.error("PH109", f"a collective folds over `ctx.lane` or `ctx.thread`, not `{source_of(over)}`",
+            self.cx.error("PH109", f"a collective folds over `ctx.lane` or `ctx.thread`, not `{source_of(over)}`",
                        over.span)
             return ERROR
-        self.inst.types[id(over)] = I32
+        self.body.inst.types[id(over)] = I32
         if len(e.args) != 1:
             for a in e.args:
                 self.expr(a)
-            self.error("PH109", f"`{e.func}<over {over.text}>` takes one argument, not {len(e.args)}", e.span)
+            self.cx.error("PH109", f"`{e.func}<over {over.text}>` takes one argument, not {len(e.args)}", e.span)
             return ERROR
         t = self.expr(e.args[0])
         if isinstance(t, ErrorType):
             return ERROR
         if not isinstance(t, Scalar):
-            self.error("PH109", f"a collective folds one scalar per thread, not {an(_describe(t))}", e.args[0].span,
+            self.cx.error("PH109", f"a collective folds one scalar per thread, not {an(_describe(t))}", e.args[0].span,
                        help="fold the run first with `sum(..)`" if isinstance(t, Run) else
                        "use `rowsum`/`rowmax` on tiles" if isinstance(t, Tile) else None)
             return ERROR
         if e.func in ("any", "all"):
             if t != BOOL:
-                self.error("PH105", f"`{e.func}<over ..>` folds bools, not {t}", e.args[0].span)
+                self.cx.error("PH105", f"`{e.func}<over ..>` folds bools, not {t}", e.args[0].span)
                 return ERROR
             result = BOOL
         else:
             if not t.is_numeric:
-                self.error("PH105", f"`{e.func}<over ..>` folds numbers, not {t}", e.args[0].span)
+                self.cx.error("PH105", f"`{e.func}<over ..>` folds numbers, not {t}", e.args[0].span)
                 return ERROR
             result = settle(promote_int(t))
             if t.is_weak:
                 self.settle_expr(e.args[0], result)
         lane = over.path == ("lane",)
-        self.inst.ops[id(e)] = OpInfo(OpClass.LANE_COLLECTIVE if lane else OpClass.CTA_COLLECTIVE,
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.LANE_COLLECTIVE if lane else OpClass.CTA_COLLECTIVE,
                                       f"{e.func}<over {over.text}>", e.span, operands=[e.args[0]])
         return result
 
@@ -505,52 +505,52 @@ class ExpressionChecks:
             self.expr(e.param)
             for a in e.args:
                 self.expr(a)
-            self.error("PH109", f"`{e.func}<{e.mode} ..>` is not a call: only `shfl` takes a lane mode", e.head_span)
+            self.cx.error("PH109", f"`{e.func}<{e.mode} ..>` is not a call: only `shfl` takes a lane mode", e.head_span)
             return ERROR
         pt = self.expr(e.param)
         args_t = [self.expr(a) for a in e.args]
         if len(e.args) != 1:
-            self.error("PH109", f"`shfl<{e.mode} ..>` takes one argument, not {len(e.args)}", e.span)
+            self.cx.error("PH109", f"`shfl<{e.mode} ..>` takes one argument, not {len(e.args)}", e.span)
             return ERROR
         if isinstance(pt, ErrorType) or isinstance(args_t[0], ErrorType):
             return ERROR
         if not (isinstance(pt, Scalar) and assignable(pt, I32)):
             # LANGUAGE §8: "`E` is `i32`" (exactly, as everywhere: only literals adapt)
-            self.error("PH105", f"the lane operand of `shfl<{e.mode} ..>` is an i32, not {_describe(pt)}",
+            self.cx.error("PH105", f"the lane operand of `shfl<{e.mode} ..>` is an i32, not {_describe(pt)}",
                        e.param.span, help=f"convert it: `i32({source_of(e.param)})`"
                        if isinstance(pt, Scalar) and pt.is_numeric else None)
             return ERROR
         self.settle_expr(e.param, I32)
         vt = args_t[0]
         if not isinstance(vt, Scalar):
-            self.error("PH109", f"`shfl` moves one scalar per lane, not {an(_describe(vt))}", e.args[0].span)
+            self.cx.error("PH109", f"`shfl` moves one scalar per lane, not {an(_describe(vt))}", e.args[0].span)
             return ERROR
         vt = settle(vt)
         self.settle_expr(e.args[0], vt)
-        self.inst.ops[id(e)] = OpInfo(OpClass.LANE_LEVEL, f"shfl<{e.mode} ..>", e.span, operands=[e.param, e.args[0]])
+        self.body.inst.ops[id(e)] = OpInfo(OpClass.LANE_LEVEL, f"shfl<{e.mode} ..>", e.span, operands=[e.param, e.args[0]])
         return vt
 
     def e_Call(self, e: A.Call, run_ctx) -> Type:
         f = e.func
-        if f in self.functions:
-            t = self.inline_call(e, self.functions[f])
-            self.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, CALL, e.span)
+        if f in self.cx.functions:
+            t = self.decls.inline_call(e, self.cx.functions[f])
+            self.body.inst.ops[id(e)] = OpInfo(OpClass.PER_THREAD, CALL, e.span)
             return t
         handler = _CALLS.get(f)
         if f in SCALARS:
-            return self.conversion(e, run_ctx)
+            return self.calls.conversion(e, run_ctx)
         if handler is None:
             for a in e.args:
                 self.expr(a)
             if f == "range":
-                self.error("PH109", "`range` is only the iteration space of a `for` loop", e.func_span)
+                self.cx.error("PH109", "`range` is only the iteration space of a `for` loop", e.func_span)
             elif f in TYPE_WORDS:
-                self.error("PH109", f"`{f}` is a type, not a function", e.func_span)
+                self.cx.error("PH109", f"`{f}` is a type, not a function", e.func_span)
             else:
-                self.error("PH109", f"no function `{f}`", e.func_span, label="unknown function",
-                           help=_did_you_mean_fn(f, self.functions))
+                self.cx.error("PH109", f"no function `{f}`", e.func_span, label="unknown function",
+                           help=_did_you_mean_fn(f, self.cx.functions))
             return ERROR
-        return handler(self, e, run_ctx)
+        return handler(self.calls, e, run_ctx)
 
 
 _EXTENT_FIELDS = ("shape", "size", "len", "length", "rows", "cols", "numel", "dim", "dims", "n", "extent")
