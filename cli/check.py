@@ -10,9 +10,9 @@ prints a Python traceback, unless PHOBOS_TRACEBACK=1 asks for the one of an inte
 Beside the diagnostics it reports what the per-thread analysis found: ``--kinds`` (every
 binding's kind: the source annotated in text, a ``kinds`` list in JSON), ``--why NAME`` (the chain
 behind one binding's kind, text only) and ``--dump-cfg DIR`` (one Graphviz file per kernel).
-``--explain CODE`` and ``--list-rules`` print documentation and check nothing. Everything heavy
-(the analyzer, the rules, z3) is imported only when it is needed, so a small check starts fast.
-"""
+``--explain CODE`` and ``--list-rules`` print documentation and check nothing. The heavy
+third-party modules load when first needed: networkx when a CFG is built, z3 when a path has to be
+decided."""
 
 from __future__ import annotations
 
@@ -26,6 +26,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import __version__, analyzer
+from ..analyzer.analysis import release
+from ..analyzer.cfg import to_dot
+from ..analyzer.diagnostics import Diagnostic, Span
+from ..analyzer.diagnostics.explain import explain_text
+from ..analyzer.diagnostics.json_format import render_json
+from ..analyzer.diagnostics.kinds_text import BindingKind, render_kinds_listing, render_why
+from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
+from ..analyzer.diagnostics.text import render_text
+from ..analyzer.facts.schema import KIND_NAMES
+from ..analyzer.rules.registry import all_rules, explain_text as rule_text
+from ..language.targets import TARGETS
 from .common import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,
                      OUTPUT_DIR, Parser, UsageError, add_define_option, parse_defines, path_argument,
                      show_traceback, silence_stdout)
@@ -35,14 +47,6 @@ SOURCE_SUFFIX = ".ph"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FORMATS = ("text", "json", "sarif")
-# The families of codes outside the per-thread rules, for `--explain` of such a code.
-_CODE_FAMILIES = {
-    "PH0": "the file and its syntax",
-    "PH1": "names, types and shapes",
-    "PH2": "attributes, launch and target resources",
-    "PH4": "run-time checks of the simulator (phobos-run --sim)",
-    "PH9": "internal errors",
-}
 
 
 @dataclass
@@ -69,7 +73,6 @@ class FileReport:
         summary and the JSON and SARIF documents need only the diagnostics, kinds and text."""
         self._analysed = self.analysed
         if self.analyses:
-            from ..analyzer.analysis import release
             release(self.analyses)
         self.analyses = []
 
@@ -157,7 +160,6 @@ def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser)
         parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
     defines = parse_defines(args.defines)      # a bad -D is a UsageError of its own
     if args.arch is not None:
-        from ..language.targets import TARGETS
         if args.arch not in TARGETS:
             parser.error(f"--arch: unknown target {args.arch!r}; the targets are {', '.join(TARGETS)}")
     if args.why is not None:
@@ -188,7 +190,6 @@ def _check_paths(path_args: list[str], options: Options) -> int:
             _error(str(exc))
             status = EXIT_USAGE
 
-    from .. import analyzer  # looked up per call, so tests can replace analyzer.check_file
 
     reports: list[FileReport] = []
     unreadable = 0
@@ -226,7 +227,6 @@ def _check_paths(path_args: list[str], options: Options) -> int:
         garbage.file_done(len(report.text or ""))
 
     if options.format == "json":
-        from ..analyzer.diagnostics.json_format import render_json
 
         sys.stdout.write(render_json(reports, with_kinds=options.kinds) + "\n")
     elif options.format == "sarif":
@@ -334,7 +334,6 @@ def _check_one(analyzer: Any, path: Path, defines: dict[str, str], options_arch:
 
 
 def _internal_error(exc: BaseException) -> Any:
-    from ..analyzer.diagnostics import Diagnostic, Span
 
     notes = []
     frames = traceback.extract_tb(exc.__traceback__)
@@ -371,7 +370,6 @@ def _file_status(report: FileReport) -> int:
 
 def _print_text(report: FileReport, blocks: _Blocks) -> None:
     """Write one file's diagnostics, one block each."""
-    from ..analyzer.diagnostics.text import render_text
 
     for diag in sorted(report.diagnostics, key=_sort_key):
         blocks.write(render_text(diag, report.path, report.text))
@@ -382,8 +380,6 @@ def _print_text(report: FileReport, blocks: _Blocks) -> None:
 def _binding_kinds(report: FileReport, name: str | None = None) -> list[Any]:
     """The file's bindings (those named ``name``, or all) as ``BindingKind`` records, in source
     order; chains only for ``--why`` (a name given), since they cost a walk each."""
-    from ..analyzer.diagnostics.kinds_text import BindingKind
-    from ..analyzer.facts.schema import KIND_NAMES
 
     records = []
     for analysis in report.analyses:
@@ -410,7 +406,6 @@ def _inlined_calls(instance: Any) -> tuple:
 
 
 def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
-    from ..analyzer.diagnostics.kinds_text import render_kinds_listing
 
     records = _binding_kinds(report) if report.analysed else []
     blocks.write(render_kinds_listing(report.path, report.text, records, analysed=report.analysed))
@@ -418,7 +413,6 @@ def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
 
 def _print_why(report: FileReport, name: str, blocks: _Blocks) -> int:
     """Write the chain of every binding called ``name`` in the file; how many there were."""
-    from ..analyzer.diagnostics.kinds_text import render_why
 
     records = _binding_kinds(report, name)
     for record in records:
@@ -443,7 +437,6 @@ def _dump_cfgs(report: FileReport, directory: Path, written: set[str]) -> int:
     if not report.analyses:
         _say(f"no CFG for {report.path}: it has no kernel")
         return EXIT_OK
-    from ..analyzer.cfg import to_dot
 
     status = EXIT_OK
     stem = Path(report.path).stem
@@ -480,11 +473,8 @@ def _unused_name(base: str, written: set[str]) -> str:
 
 
 def _render_sarif(reports: list[FileReport]) -> str:
-    from .. import __version__
-    from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
-    from ..analyzer.rules.registry import all_rules, explain_text
 
-    rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, explain_text(m.RULE.code) or "")
+    rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, rule_text(m.RULE.code) or "")
              for m in all_rules()]
     return render_sarif(reports, rules, __version__)
 
@@ -492,25 +482,9 @@ def _render_sarif(reports: list[FileReport]) -> str:
 # --- documentation: --explain, --list-rules ---------------------------------------------------
 
 def _explain(code: str) -> int:
-    from ..analyzer.diagnostics.codes import CODES
-    from ..analyzer.rules.registry import explain_text
-
-    from ..analyzer.diagnostics.explain_runtime import EXPLANATIONS
-
-    wanted = code.strip().upper()
-    text = explain_text(wanted) if wanted.startswith("PH3") else EXPLANATIONS.get(wanted, "").rstrip("\n")
+    text = explain_text(code)
     if text:
         sys.stdout.write(text + "\n")
-        return EXIT_OK
-    if wanted in CODES:
-        name, meaning = CODES[wanted]
-        family = _CODE_FAMILIES.get(wanted[:3])
-        lines = [f"{wanted} {name}: {meaning}"]
-        if family:
-            lines += ["", f"A code of {wanted[:3]}xx, {family}. Its diagnostics say what is wrong and where;",
-                      "only the per-thread rules (phobos-check --list-rules) and the simulator's race checks",
-                      f"({', '.join(sorted(EXPLANATIONS))}) have a longer explanation."]
-        sys.stdout.write("\n".join(lines) + "\n")
         return EXIT_OK
     _error(f"--explain: unknown code {code!r} (codes look like PH301; phobos-check --list-rules "
            "lists the per-thread rules)")
@@ -518,7 +492,6 @@ def _explain(code: str) -> int:
 
 
 def _list_rules() -> int:
-    from ..analyzer.rules.registry import all_rules
 
     rows = [("code", "name", "severity", "summary")]
     rows += [(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary) for m in all_rules()]

@@ -4,6 +4,9 @@ PH0xx are syntax, encoding and size errors; PH1xx names, types and shapes; PH2xx
 launch and target resources; PH3xx the per-thread rules (DESIGN.md, permanent); PH4xx the
 simulator's run-time checks that have no static rule (its counterparts of PH301-PH306 reuse
 those codes); PH9xx internal errors. A code, once published, keeps its meaning.
+
+Every code has a `phobos-check --explain` page (explain.py: the rule docstrings for PH3xx,
+explain_pages/*.txt for the rest), from which docs/codes/ is generated (codes_doc.py).
 """
 
 from __future__ import annotations

@@ -27,6 +27,18 @@ Example (rejected):
 
 Fix: move the operation out of the branch (a per-thread branch that has closed is no problem),
 or make the condition uniform, built from `ctx.block`, parameters and loads at uniform addresses.
+The example, fixed:
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+      var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+      var x = 0
+      if ctx.lane == 0 {
+        x = 1
+      }
+      t = t * 2.0
+      O[0 :+ 1, 0 :+ 32] = t
+    }
 """
 
 from __future__ import annotations

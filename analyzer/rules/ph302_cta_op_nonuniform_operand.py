@@ -28,6 +28,15 @@ it runs once per CTA (LANGUAGE §8, "Once-per-CTA operations"), so combine the t
 with a CTA collective first, `atomic_add(S[0], sum<over ctx.thread>(v))`; a histogram totals
 each bin's share the same way, `atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`
 for each bin `b` in a loop.
+The example, fixed:
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+      let u = A[0, ctx.lane]
+      if ctx.warp == 0 {
+        O[0, ctx.lane] = u
+      }
+    }
 """
 
 from __future__ import annotations

@@ -32,6 +32,15 @@ Example (rejected):
 Fix: put `barrier()` between the store and the read (inside the loop when the read is in the
 next iteration). A thread's own point and run accesses are not checked: a thread may read back
 what it stored itself, and a point read of another thread's store is outside this rule.
+The example, fixed:
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+      var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+      t[0, ctx.lane] = 1.0
+      barrier()
+      O[0 :+ 1, 0 :+ 32] = t
+    }
 """
 
 from __future__ import annotations

@@ -23,6 +23,14 @@ Example (rejected):
 
 Fix: run the shuffle where every lane of the warp runs (outside the branch) and select
 the result afterwards with `where`, or make the condition the same across the warp.
+The example, fixed:
+
+    @launch(128)
+    kernel k(A: tensor<f32>[1, 128], O: tensor<f32>[1, 128]) {
+      let v = A[0, ctx.thread]
+      let w = shfl<xor 1>(v)
+      O[0, ctx.thread] = where(ctx.lane < 16, w, v)
+    }
 """
 
 from __future__ import annotations

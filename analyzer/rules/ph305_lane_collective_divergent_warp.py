@@ -20,6 +20,15 @@ Example (rejected):
 
 Fix: compute each lane's contribution under the branch (0 for lanes that have none), then run
 the collective outside it: `let s = sum<over ctx.lane>(where(ctx.lane < 16, x, 0.0))`.
+The example, fixed:
+
+    @launch(128)
+    kernel k(A: tensor<f32>[1, 128], O: tensor<f32>[1, 4]) {
+      let s = sum<over ctx.lane>(where(ctx.lane < 16, A[0, ctx.thread], 0.0))
+      if ctx.lane == 0 {
+        O[0, ctx.warp] = s
+      }
+    }
 """
 
 from __future__ import annotations

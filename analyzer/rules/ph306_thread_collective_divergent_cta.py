@@ -21,6 +21,15 @@ Example (rejected):
 
 Fix: run the collective under uniform control (outside the branch), giving threads without a
 value a neutral one, then use its result where needed.
+The example, fixed:
+
+    @launch(256)
+    kernel k(A: tensor<f32>[1, 256], O: tensor<f32>[1, 1]) {
+      let s = sum<over ctx.thread>(where(ctx.warp == 0, A[0, ctx.thread], 0.0))
+      if ctx.thread == 0 {
+        O[0, 0] = s
+      }
+    }
 """
 
 from __future__ import annotations
