@@ -10,7 +10,10 @@ from .cfg import KernelCFG, build_cfg
 from .diagnostics.model import Label
 from .facts import Facts, extract
 from .facts.derive import solve
+from .facts.explain import chain_labels, chain_notes
+from .facts.plan import make_plan
 from .facts.schema import KIND_NAMES
+from .rules import run as run_rules
 from .sema import Binding, Instance, ProgramInfo
 from ..language.types import Run, Scalar
 
@@ -28,7 +31,6 @@ class KernelAnalysis:
         """The execution plan the lowering and the simulator read (facts/plan.py), made on
         first use: checking alone never needs it."""
         if self._plan is None:
-            from .facts.plan import make_plan
             self._plan = make_plan(self.facts)
         return self._plan
 
@@ -36,14 +38,12 @@ class KernelAnalysis:
         return self.facts.derived.of(("b", b.uid))
 
     def why(self, b: Binding) -> list[Label]:
-        from .facts.explain import chain_labels
         labels, _ = chain_labels(self.facts, ("b", b.uid))
         return labels
 
     def why_notes(self, b: Binding) -> list[str]:
         """What ``--why`` adds under the chain: a `var` whose other assignments are less varying
         (LANGUAGE §9.1), a warp index written through `ctx.thread`."""
-        from .facts.explain import chain_notes
         return chain_notes(self.facts, ("b", b.uid), lane_level=True)
 
 
@@ -61,8 +61,6 @@ def analyze_kernel(kinfo) -> KernelAnalysis:
 
 
 def analyze_program(info: ProgramInfo, diagnostics: list) -> list[KernelAnalysis]:
-    from .rules import run as run_rules
-
     out = []
     for kinfo in info.kernels:
         ka = analyze_kernel(kinfo)

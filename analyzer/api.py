@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, ERROR, Span
+from .analysis import analyze_program, kinds_table
+from .resources import check as check_resources
+from .sema import analyze
+from .syntax import parse
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
 
@@ -58,16 +62,12 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
     if text is None:
         return result
     result.text = text
-    from .sema import analyze
-    from .syntax import parse
     with pause_gc():
         program = parse(text, diags)
         result.program = program
         if program is not None and not any(d.severity == ERROR for d in diags):
             result.semantics = analyze(program, defines, diags)
         if result.semantics is not None and not any(d.severity == ERROR for d in diags):
-            from .analysis import analyze_program, kinds_table
-            from .resources import check as check_resources
             result.analyses = analyze_program(result.semantics, diags)
             # the shared-memory plan asks the analysis which collectives exchange data
             diags.extend(check_resources(result.semantics, arch, result.analyses))

@@ -31,6 +31,7 @@ from ..language.builtins import ATOMICS, MEMORY_ORDER
 from ..language.ops import OpClass
 from .sema import Instance, KernelInfo
 from .syntax import ast as A
+from .syntax.printer import expr as show, stmt as show_stmt
 
 ENTRY, EXIT, STMT, COND, OP, FOR_INIT, FOR_STEP, CALL, RETURN_JOIN = (
     "entry", "exit", "stmt", "cond", "op", "for_init", "for_step", "call", "return_join")
@@ -618,8 +619,6 @@ expr_children = A.children
 def to_dot(cfg: KernelCFG) -> str:
     """The CFG in Graphviz DOT, read off the graph: one box per node labelled with its line and
     source, a diamond per condition, back edges dashed, a condition's edges labelled."""
-    from .syntax.printer import expr as show, stmt as show_stmt
-
     def label(site: Site) -> str:
         a = site.ast
         if site.kind in (ENTRY, EXIT):

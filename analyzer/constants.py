@@ -94,28 +94,3 @@ def _int_op(op: str, a: int, b: int) -> int:
             raise ValueError
         return a >> b
     raise ValueError(op)
-
-
-def parse_define(text: str) -> int | float | bool | None:
-    """The value of ``-D NAME=VALUE``: an integer (decimal or hex, maybe negative), a float, or
-    true/false. None when VALUE is none of these."""
-    t = text.strip()
-    if t in ("true", "false"):
-        return t == "true"
-    neg = t.startswith("-")
-    body = t[1:] if neg else t
-    try:
-        if body[:2] in ("0x", "0X"):
-            v = int(body[2:], 16)
-        elif body.isdigit():
-            if len(body) > 40:
-                return None
-            v = int(body)
-        else:
-            f = float(body)
-            if f != f or f in (float("inf"), float("-inf")) or not any(c.isdigit() for c in body):
-                return None
-            return -f if neg else f
-    except ValueError:
-        return None
-    return -v if neg else v

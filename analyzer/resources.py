@@ -26,21 +26,19 @@ def tile_bytes(t: Tile) -> int:
     return smem.tile_bytes(t.elem, t.shape)
 
 
-def plan(kinfo, analysis=None) -> smem.SharedPlan:
-    """The shared-memory plan of a checked kernel (``analysis``, its KernelAnalysis, is made when
-    not given)."""
+def plan(kinfo, analysis) -> smem.SharedPlan:
+    """The shared-memory plan of a checked kernel (``analysis`` is its KernelAnalysis)."""
     return smem.plan_kernel(kinfo, analysis)
 
 
-def check(program, arch: str = "sm_90", analyses=None) -> list[Diagnostic]:
-    """PH211/PH212 diagnostics of every kernel of ``program`` (a semantics.ProgramInfo) on
-    ``arch``. Raises ValueError for a target phobos-build does not know."""
+def check(program, arch: str, analyses: list) -> list[Diagnostic]:
+    """PH211/PH212 diagnostics of every kernel of ``program`` (a sema ProgramInfo, whose kernels'
+    KernelAnalysis are ``analyses``) on ``arch``. Raises ValueError for a target phobos-build
+    does not know."""
     limits = TARGETS.get(arch)
     if limits is None:
         raise ValueError(f"unknown target {arch}; the targets are {', '.join(TARGETS)}")
     out = []
-    analyses = analyses if analyses is not None and len(analyses) == len(program.kernels) else \
-        [None] * len(program.kernels)
     for kinfo, analysis in zip(program.kernels, analyses):
         out.extend(kernel_diagnostics(kinfo, plan(kinfo, analysis), arch))
     return out

@@ -141,13 +141,10 @@ class SharedPlan:
         return sorted(live + list(self.static.values()), key=lambda a: -a.bytes)
 
 
-def plan_kernel(kinfo, analysis=None) -> SharedPlan:
-    """The plan of one kernel (a semantics.KernelInfo). ``analysis`` (its KernelAnalysis, made
-    here when not given) says which CTA collectives exchange data, as it tells the lowering, and
-    where the operations with a result are."""
-    if analysis is None:
-        from .analysis import analyze_kernel
-        analysis = analyze_kernel(kinfo)
+def plan_kernel(kinfo, analysis) -> SharedPlan:
+    """The plan of one kernel (a sema KernelInfo). ``analysis`` (its KernelAnalysis) says which
+    CTA collectives exchange data, as it tells the lowering, and where the operations with a
+    result are."""
     p = _Planner(kinfo, analysis)
     p.body(kinfo.instance)
     p.buffers(kinfo)
@@ -534,14 +531,6 @@ def tile_children(node) -> list:
     if isinstance(node, A.Call):
         return list(node.args)
     return []
-
-
-def _sub_exprs(s) -> list:
-    if isinstance(s, A.Point):
-        return [s.index]
-    if isinstance(s, A.SpanSub):
-        return [s.start, s.length]
-    return [x for x in (s.lo, s.hi) if x is not None]
 
 
 def _shape(elem, shape) -> str:

@@ -171,13 +171,12 @@ def grid_for(entry: dict, rows: int) -> tuple[int]:
     return (-(-rows // per),)
 
 
-# ==================================================================== the runtime, from its file
+# ==================================================================== the runtime
 def load_runtime():
-    spec = importlib.util.spec_from_file_location("phobos_runtime", REPO / "lowering" / "runtime.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("phobos_runtime", module)
-    spec.loader.exec_module(module)
-    return module
+    """The GPU runtime, installed or from this checkout (tests/gpu/run_gpu.py finds it)."""
+    sys.path.insert(0, str(REPO / "tests" / "gpu"))
+    from run_gpu import load_runtime as find
+    return find()
 
 
 # ==================================================================== the GPU (cupy) and its stand-in
@@ -219,7 +218,7 @@ class CupyGpu:
         prepared = kernel.prepare(*arrays)
         backend = kernel._load_backend()
         args = tuple(rt._params(kernel, prepared, [ptr for (_i, _h, ptr, _n) in prepared.tensors]))
-        grid3, block, shared, fn = rt._grid(grid), (kernel.block, 1, 1), kernel.dynamic_shared, backend.fn
+        grid3, block, shared, fn = rt.grid_of(grid), (kernel.block, 1, 1), kernel.dynamic_shared, backend.fn
         return lambda: fn(grid3, block, args, shared_mem=shared)
 
     def checked_launch(self, kernel, arrays, grid):
@@ -360,7 +359,7 @@ class FakeGpu:
     def launcher(self, kernel, arrays, grid):
         prepared = kernel.prepare(*arrays)                    # the real checks, at full size
         params = self.rt._params(kernel, prepared, [ptr for (_i, _h, ptr, _n) in prepared.tensors])
-        self.launched.append((kernel.entry, self.rt._grid(grid), kernel.block, len(params)))
+        self.launched.append((kernel.entry, self.rt.grid_of(grid), kernel.block, len(params)))
         return lambda: None
 
     def checked_launch(self, kernel, arrays, grid):
@@ -525,7 +524,7 @@ def sim_check(bundle: Path, meta: dict, log=print) -> list[dict]:
     """The dry run's correctness check: each bench kernel in the simulator at a small shape,
     against float64 numpy (needs the analyzer; skipped without it)."""
     try:
-        from phobos_tools.simulator import loads
+        from phobos_tools.run import loads
     except ImportError as e:
         log(f"sim check skipped: {e}")
         return []

@@ -33,7 +33,7 @@ cuda = None                                          # numba.cuda, once numba_ma
 
 
 def ours(W, x):
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     y = np.zeros((1, W.shape[0]), np.float32)
     start = time.perf_counter()
     kernel = loads(SOURCE, "lanes_matvec.ph").kernel("lanes_matvec")

@@ -15,6 +15,10 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..analyzer.checked import read_source, render_diagnostics
+from ..lowering.build import NoSuchKernel, build_source
+from ..lowering.manifest import dumps
+from ..lowering.pipeline import TARGETS
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, OUTPUT_DIR, Parser, UsageError, add_define_option,
                      guarded, parse_defines, path_argument)
 
@@ -44,10 +48,6 @@ def _main(argv: list[str]) -> int:
     defines = parse_defines(args.defines)
     path = path_argument(args.file, "FILE")
     out_dir = path_argument(args.output, "-o", OUTPUT_DIR)
-    from ..analyzer.api import read_source
-    from ..lowering.build import NoSuchKernel, build_source
-    from ..lowering.pipeline import TARGETS
-
     if args.arch not in TARGETS:
         raise UsageError(f"--arch {args.arch}: phobos-build targets {', '.join(TARGETS)} (see {PROG} --help)")
     try:
@@ -67,7 +67,6 @@ def _main(argv: list[str]) -> int:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"-o {args.output}: {e.strerror or e}") from None
-    from ..lowering.manifest import dumps
     for k in result.kernels:
         code_path = out_dir / (f"{k.name}.ll" if args.emit == "llvm" else f"{k.name}.ptx")
         manifest_path = out_dir / f"{k.name}.json"
@@ -89,10 +88,8 @@ def _main(argv: list[str]) -> int:
 
 
 def _print_diagnostics(result) -> None:
-    from ..analyzer.diagnostics.text import render_text
-    blocks = [render_text(d, result.path, result.text) for d in result.diagnostics]
-    if blocks:
-        sys.stdout.write("\n\n".join(blocks) + "\n")
+    if result.diagnostics:
+        sys.stdout.write(render_diagnostics(result.diagnostics, result.path, result.text) + "\n")
         sys.stdout.flush()
 
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import struct
 import sys
 import traceback
 from pathlib import Path
 from typing import Callable
+
+from ..language.literals import (I32_MAX, I32_MIN, LITERAL_FORMS, DefineError, define_value,  # noqa: F401
+                                 float_fits, is_int_literal, parse_literal)
 
 EXIT_OK = 0
 EXIT_PROGRAM_ERROR = 1      # the program is rejected
@@ -21,15 +23,7 @@ EXIT_INTERNAL = 3
 EXIT_INTERRUPTED = 130      # the shell's 128 + SIGINT
 EXIT_BROKEN_PIPE = 141      # the shell's 128 + SIGPIPE
 
-I32_MIN, I32_MAX = -2**31, 2**31 - 1
-
 _DEFINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(\S.*)", re.DOTALL)
-# LANGUAGE §1: decimal and 0x hex integers, floats `1.0`, `1e-3`, `2.5e4` (not `.5`, `1.`), true
-# and false; a `-` before a literal folds into it. Nothing else (no `+`, `_`, `0o`, inf, nan).
-_INT_LITERAL = re.compile(r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)")
-_FLOAT_LITERAL = re.compile(r"-?(?:[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)")
-_HUGE = 10**400             # stands for a decimal too long for int(): out of every type's range
-LITERAL_FORMS = "an integer (128, -4, 0x40), a float (1.5, -2e-3) or true/false"
 
 
 class UsageError(Exception):
@@ -49,46 +43,6 @@ def add_define_option(p: argparse.ArgumentParser) -> None:
                    help="bind a compile-time constant: an integer, a float or true/false (repeatable)")
 
 
-def parse_literal(text: str) -> int | float | bool | None:
-    """``text`` as a literal of the language: an int, a float (inf when it overflows a double),
-    a bool; None when it is none of them. Exactly the literal: no blanks around it."""
-    if text in ("true", "false"):
-        return text == "true"
-    if _INT_LITERAL.fullmatch(text):
-        negative = text.startswith("-")
-        body = text[1:] if negative else text
-        if body[:2] in ("0x", "0X"):
-            value = int(body[2:], 16)
-        else:
-            value = int(body) if len(body) <= 4000 else _HUGE
-        return -value if negative else value
-    if _FLOAT_LITERAL.fullmatch(text):
-        return float(text)
-    return None
-
-
-def is_int_literal(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def float_fits(value: float | int, type_name: str) -> bool:
-    """Does ``value`` round to a finite number of the float type (f16, bf16, f32, f64)?"""
-    try:
-        x = float(value)
-    except OverflowError:                  # an integer literal beyond any double
-        return False
-    if x != x or x in (float("inf"), float("-inf")):
-        return False
-    if type_name in ("f32", "f16"):
-        try:
-            struct.pack("<f" if type_name == "f32" else "<e", x)
-        except OverflowError:
-            return False
-    if type_name == "bf16":
-        return abs(x) < 3.3961775292304173e38     # what rounds to bf16's largest, not to inf
-    return True
-
-
 def parse_defines(items: list[str]) -> dict[str, str]:
     """``-D NAME=VALUE`` options as a dict of the values as written (the analyzer reads them).
     Everything a ``-D`` can get wrong without looking at a file is a usage error here: the form,
@@ -100,28 +54,14 @@ def parse_defines(items: list[str]) -> dict[str, str]:
         if match is None:
             raise UsageError(f"-D {item!r}: expected NAME=VALUE, with NAME an identifier and VALUE not empty")
         name, text = match.groups()
-        _check_define(name, text)
+        try:
+            define_value(name, text)
+        except DefineError as e:
+            raise UsageError(str(e)) from None
         if name in defines and defines[name] != text:
             raise UsageError(f"-D {name} given twice, as {defines[name]!r} and {text!r}")
         defines[name] = text
     return defines
-
-
-def _check_define(name: str, text: str) -> None:
-    from ..analyzer.sema.model import RESERVED
-    from ..language.types import TYPE_WORDS
-
-    where = f"-D {name}={text}"
-    if name in RESERVED:
-        what = "a type name" if name in TYPE_WORDS else "the thread's context" if name == "ctx" else "a built-in"
-        raise UsageError(f"{where}: `{name}` is reserved ({what}); bind another name")
-    value = parse_literal(text)
-    if value is None:
-        raise UsageError(f"{where}: the value must be {LITERAL_FORMS}, as the language writes them")
-    if is_int_literal(value) and not I32_MIN <= value <= I32_MAX:
-        raise UsageError(f"{where}: {text} does not fit in i32 (an integer -D value is an i32 constant)")
-    if isinstance(value, float) and not float_fits(value, "f32"):
-        raise UsageError(f"{where}: {text} does not fit in f32 (a float -D value is an f32 constant)")
 
 
 def path_argument(text: str, what: str, wanted: str = "a .ph file") -> Path:

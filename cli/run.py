@@ -21,7 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..language.types import INT_NAMES, SCALAR_NAMES
+from ..analyzer.checked import read_source
+from ..language.arguments import ArgumentError, numpy_dtype, scalar_value
+from ..language.types import INT_NAMES, SCALAR_NAMES, Tensor
+from ..run import DynamicCheckFailed, GPUUnavailable, ProgramRejected, loads
 from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, I32_MAX, OUTPUT_DIR, Parser, UsageError,
                      add_define_option, float_fits, guarded, is_int_literal, parse_defines, parse_literal,
                      path_argument)
@@ -69,15 +72,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str]) -> int:
     opts = _parser().parse_args(argv)
-    from ..simulator import ArgumentError, DynamicCheckFailed, GPUUnavailable, ProgramRejected, loads
-
     if opts.gpu and opts.unchecked:
         raise UsageError("--unchecked runs a rejected program on the simulator only (use --sim)")
     defines = parse_defines(opts.defines)
     grid = _grid(opts.grid)
     path = path_argument(opts.file, "FILE")
     out = path_argument(opts.out, "--out", OUTPUT_DIR)
-    from ..analyzer.api import read_source
     try:
         data = read_source(path)        # at most 4 MiB and a byte, as phobos-check reads it
     except OSError as e:
@@ -139,7 +139,6 @@ def _grid(text: str) -> tuple[int, ...]:
 
 def _arguments(kernel, specs: list[str], seed: int) -> dict:
     """Each parameter's value from its ``--arg NAME=SPEC``."""
-    from ..language.types import Tensor
     params = {p.name: (i, p.type) for i, p in enumerate(kernel.info.params)}
     given: dict[str, str] = {}
     for item in specs:
@@ -167,8 +166,7 @@ def _arguments(kernel, specs: list[str], seed: int) -> dict:
 
 
 def _array(name: str, t, spec: str, rng) -> np.ndarray:
-    from ..simulator.values import NUMPY_DTYPES
-    want = NUMPY_DTYPES[t.elem.name]
+    want = numpy_dtype(t.elem.name)
     m = _ARRAY_SPEC.fullmatch(spec)
     if m is not None:
         kind, dtype, dims = m.groups()
@@ -260,9 +258,6 @@ def _scalar(name: str, t, spec: str):
     """A scalar parameter's value from a literal of the language (LANGUAGE §1) that fits its type:
     true/false for a bool, an integer literal (decimal or 0x hex) for an integer type, any number
     for a float type."""
-    from ..simulator import ArgumentError
-    from ..simulator.launch import scalar_argument
-    from ..simulator.values import dtype_of
     value = parse_literal(spec)
     if t.name == "bool":
         if not isinstance(value, bool):
@@ -271,7 +266,7 @@ def _scalar(name: str, t, spec: str):
         if not is_int_literal(value):
             raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give an integer literal such as 3 or -0x10, "
                              f"not {spec!r}")
-        info = np.iinfo(dtype_of(t))
+        info = np.iinfo(numpy_dtype(t.name))
         if not info.min <= value <= info.max:
             raise UsageError(f"--arg {name}: {spec} does not fit in {t} ({info.min} to {info.max})")
     else:
@@ -281,7 +276,7 @@ def _scalar(name: str, t, spec: str):
         if not float_fits(value, t.name):
             raise UsageError(f"--arg {name}: {spec} does not fit in {t}")
     try:
-        return scalar_argument(name, t, value)
+        return scalar_value(name, t.name, value)
     except ArgumentError as e:
         raise UsageError(f"--arg {name}: {e}") from None
 

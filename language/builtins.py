@@ -6,7 +6,7 @@ from __future__ import annotations
 
 # The largest `for<unroll n>`, and the largest product of the factors of nested unrolled loops: LLVM
 # copies the body that many times (an unroll of 65536 took minutes to build; 2**32 wraps to 0 and
-# aborts LLVM). LANGUAGE §5 only asks for a compile-time constant; the bound is ours (README, Limits).
+# aborts LLVM). LANGUAGE §5 only asks for a compile-time constant; the bound is ours (docs/limitations.md).
 MAX_UNROLL = 256
 
 COLLECTIVE_OPS = ("sum", "max", "min", "any", "all")

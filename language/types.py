@@ -22,13 +22,13 @@ INT_RANGES = {"i8": (-(1 << 7), (1 << 7) - 1), "u8": (0, 255),
               "i32": (-(1 << 31), (1 << 31) - 1), "i64": (-(1 << 63), (1 << 63) - 1)}
 FLOAT_MAX = {"f16": 65504.0, "bf16": 3.3895313892515355e38, "f32": 3.4028234663852886e38,
              "f64": 1.7976931348623157e308}
-_WIDTH = {"i8": 8, "u8": 8, "i32": 32, "i64": 64, "f16": 16, "bf16": 16, "f32": 32, "f64": 64}
 # The one table of what each scalar type is in memory: its bytes (a bool is a byte), and the
 # numpy dtype that holds it on the host (`bfloat16` is ml_dtypes'; LANGUAGE §3). The shared-memory
 # plan, the lowering, the simulator, the GPU runtime and phobos-run read it.
 BYTES = {"bool": 1, "i8": 1, "u8": 1, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8}
 NUMPY_NAMES = {"bool": "bool", "i8": "int8", "u8": "uint8", "i32": "int32", "i64": "int64", "f16": "float16",
                "bf16": "bfloat16", "f32": "float32", "f64": "float64"}
+_WIDTH = {name: 8 * n for name, n in BYTES.items() if name != "bool"}     # bits
 
 
 @dataclass(frozen=True, slots=True)

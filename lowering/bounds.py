@@ -15,7 +15,7 @@ block indices and extents are at least 0. An enclosing ``if x < E`` (or ``x <= E
 
 from __future__ import annotations
 
-from ..analyzer.constants import affine
+from ..analyzer.checked import affine
 from ..analyzer.syntax import ast as A
 
 _CTX_RANGES = {("lane",): (0, 31)}

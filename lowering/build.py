@@ -10,8 +10,13 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from ..analyzer import checked as C
 from ..analyzer.diagnostics.model import ERROR, Diagnostic, Span
+from .emit import unsupported_ops
 from .errors import INTERNAL_CODE, UNSUPPORTED_CODE, LoweringError, Unsupported
+from .manifest import manifest
+from .pipeline import TARGETS, build_and_verify, codegen_many
+from .ptxas import assemble, find_ptxas
 
 DEFAULT_ARCH = "sm_90"
 TOO_LARGE_CODE = "PH213"
@@ -38,7 +43,7 @@ class BuildResult:
     text: str | None
     diagnostics: list = field(default_factory=list)
     kernels: list[BuiltKernel] = field(default_factory=list)
-    check: object = None
+    check: C.CheckedProgram | None = None
 
     @property
     def ok(self) -> bool:
@@ -55,8 +60,7 @@ class NoSuchKernel(ValueError):
 
 def build_file(path, defines=None, arch: str = DEFAULT_ARCH, kernel: str | None = None,
                resources: bool = True) -> BuildResult:
-    from ..analyzer.api import read_source
-    data = read_source(path)        # at most 4 MiB + 1 byte; OSError propagates: a usage error
+    data = C.read_source(path)        # at most 4 MiB + 1 byte; OSError propagates: a usage error
     return build_source(data, str(path), defines, arch, kernel, resources)
 
 
@@ -64,30 +68,27 @@ def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAUL
                  kernel: str | None = None, resources: bool = True) -> BuildResult:
     """Check ``source``; if it is accepted, lower its kernels (or only ``kernel``) for ``arch``.
     Raises NoSuchKernel when ``kernel`` names no kernel of an accepted file."""
-    from .pipeline import TARGETS
-
     if arch not in TARGETS:
         raise ValueError(f"unsupported target {arch}; phobos-build targets {', '.join(TARGETS)}")
-    checked = _check(source, path, {k: str(v) for k, v in (defines or {}).items()}, arch)
+    checked = _check(source, path, dict(defines or {}), arch)
     result = BuildResult(path, checked.text, list(checked.diagnostics), check=checked)
-    if not checked.ok or checked.semantics is None:
+    if not checked.ok or not checked.typed:
         return result
-    from ..analyzer.api import pause_gc
-    with pause_gc():        # the emitter makes llvmlite objects by the million: collection took 40 %
+    with C.pause_gc():        # the emitter makes llvmlite objects by the million: collection took 40 %
         _lower_all(result, checked, arch, path, kernel, resources)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
 
 def _lower_all(result, checked, arch, path, kernel, resources) -> None:
-    pairs = list(zip(checked.semantics.kernels, checked.analyses))
+    kernels = checked.kernels
     if kernel is not None:
-        pairs = [(k, a) for k, a in pairs if k.kernel.name == kernel]
-        if not pairs:
-            names = ", ".join(k.kernel.name for k in checked.semantics.kernels) or "none"
+        kernels = [k for k in kernels if k.name == kernel]
+        if not kernels:
+            names = ", ".join(k.name for k in checked.kernels) or "none"
             raise NoSuchKernel(f"no kernel named `{kernel}` in {path} (kernels: {names})")
     verified = []                           # (kinfo, stages 1-2 done) of the kernels still going
-    for kinfo, analysis in pairs:
+    for kinfo in kernels:
         size = kernel_size(kinfo.instance, MAX_KERNEL_SIZE)
         if size > MAX_KERNEL_SIZE:
             result.diagnostics.append(Diagnostic(
@@ -98,11 +99,10 @@ def _lower_all(result, checked, arch, path, kernel, resources) -> None:
                      "statements, or split the kernel",
                 notes=["phobos-check accepts it; only the build stops here, so that it stays quick"]))
             continue
-        v = _guarded(kinfo, result.diagnostics, lambda: _build_and_verify(kinfo, analysis, arch, path))
+        v = _guarded(kinfo, result.diagnostics, lambda: _build_and_verify(kinfo, arch, path))
         if v is not None:
             verified.append((kinfo, v))
     # LLVM's passes and PTX printer: in forked children, one per CPU; then ptxas, as many at once
-    from .pipeline import codegen_many
     ptxs = codegen_many([v for _, v in verified], arch)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         futures = [pool.submit(_resources, ptx, arch) if resources and isinstance(ptx, str) else None
@@ -124,26 +124,19 @@ def kernel_size(inst, stop: int | None = None) -> int:
     return total
 
 
-def _check(source, path, defines, arch):
-    """``check_source`` for ``arch``, resource checks (PH211, PH212) included."""
-    from ..analyzer import check_source
-
-    return check_source(source, path, defines, arch=arch)
+def _check(source, path, defines, arch) -> C.CheckedProgram:
+    """The checker for ``arch``, resource checks (PH211, PH212) included."""
+    return C.check_source(source, path, defines, arch=arch)
 
 
-def _build_and_verify(kinfo, analysis, arch, path):
-    from .emit import unsupported_ops
-    from .pipeline import build_and_verify
-
+def _build_and_verify(kinfo, arch, path):
     missing = unsupported_ops(kinfo)
     if missing:
         raise _NotLowered(missing)
-    return build_and_verify(kinfo, analysis, arch, path)
+    return build_and_verify(kinfo, arch, path)
 
 
 def _finish(kinfo, v, ptx, future, arch) -> BuiltKernel:
-    from .manifest import manifest
-
     if isinstance(ptx, Exception):
         raise ptx
     res, log = future.result() if future is not None else (None, None)
@@ -177,8 +170,6 @@ def _guarded(kinfo, diagnostics, step):
 
 
 def _resources(ptx: str, arch: str):
-    from .ptxas import assemble, find_ptxas
-
     ptxas = find_ptxas()
     if ptxas is None:
         return None, None

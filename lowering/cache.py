@@ -16,11 +16,18 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from .build import DEFAULT_ARCH
+from ..analyzer.checked import read_source, render_diagnostics
+from .build import DEFAULT_ARCH, build_source
+from .runtime import Kernel
 
 
 class BuildFailed(Exception):
-    """The source was rejected or could not be lowered; the message holds the diagnostics."""
+    """The source was rejected or could not be lowered; the message holds the rendered
+    diagnostics, ``diagnostics`` the errors themselves."""
+
+    def __init__(self, message: str, diagnostics: list | None = None):
+        super().__init__(message)
+        self.diagnostics = diagnostics or []
 
 
 def cache_dir() -> Path:
@@ -67,21 +74,27 @@ def cache_key(source: bytes, kernel: str, defines: dict | None, arch: str) -> st
 
 def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEFAULT_ARCH) -> tuple[str, dict]:
     """(PTX, manifest) of ``kernel`` in the file ``path``, from the cache when it is there."""
-    from ..analyzer.api import read_source
     source = read_source(path)      # at most 4 MiB + 1 byte, as the checker reads it
-    entry = cache_dir() / cache_key(source, kernel, defines, arch)
+    return build_cached_source(source, str(path), kernel, defines, arch)
+
+
+def build_cached_source(source, path: str, kernel: str, defines: dict | None = None,
+                        arch: str = DEFAULT_ARCH) -> tuple[str, dict]:
+    """(PTX, manifest) of ``kernel`` in ``source`` (text or bytes; ``path`` names it), from the
+    cache when it is there. Raises BuildFailed, with the diagnostics, when it does not build."""
+    data = source.encode("utf-8", "surrogatepass") if isinstance(source, str) else bytes(source)
+    entry = cache_dir() / cache_key(data, kernel, defines, arch)
     ptx_path, json_path = entry / f"{kernel}.ptx", entry / f"{kernel}.json"
     try:
         if ptx_path.is_file() and json_path.is_file():
             return ptx_path.read_text(), json.loads(json_path.read_text())
     except (OSError, ValueError):       # unreadable or damaged: build it again
         pass
-    from .build import build_source
-    result = build_source(source, str(path), defines, arch, kernel)
+    result = build_source(source, path, defines, arch, kernel)
     if not result.ok or not result.kernels:
-        from ..analyzer.diagnostics.text import render_text
-        text = "\n\n".join(render_text(d, result.path, result.text) for d in result.diagnostics)
-        raise BuildFailed(f"cannot build `{kernel}` from {path}:\n{text}")
+        text = render_diagnostics(result.diagnostics, result.path, result.text)
+        raise BuildFailed(f"cannot build `{kernel}` from {path}:\n{text}",
+                          [d for d in result.diagnostics if d.severity == "error"])
     built = result.kernels[0]
     try:
         entry.mkdir(parents=True, exist_ok=True)
@@ -94,7 +107,6 @@ def build_cached(path, kernel: str, defines: dict | None = None, arch: str = DEF
 
 def load_kernel(path, kernel: str, defines: dict | None = None, arch: str = DEFAULT_ARCH, backend: str | None = None):
     """A ``runtime.Kernel`` ready to launch, built (or taken from the cache) for ``arch``."""
-    from .runtime import Kernel
     ptx, manifest = build_cached(path, kernel, defines, arch)
     return Kernel(ptx, manifest, backend)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..analyzer.smem import FOLD, FOLD_SLOTS, ONCE, ONCE_SLOTS
+from ..analyzer.checked import FOLD, FOLD_SLOTS, ONCE, ONCE_SLOTS
 from ..language.types import BOOL, Scalar, settle
 from . import intrinsics as K
 from .ltypes import BYTES, DOUBLE, FLOAT, I1, I8, I16, I32T, I64, arith_type, convert, memory_ir, scalar_ir

@@ -20,11 +20,8 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..language.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
-from ..analyzer.constants import affine, constant_of
-from ..analyzer.facts.atoms import expr_kind
-from ..analyzer.facts.schema import WARP_UNIFORM
+from ..analyzer.checked import WARP_UNIFORM, affine, argument_key, constant_of, result_key, tile_key
 from ..language.ops import OpClass
-from ..analyzer.smem import argument_key, plan_kernel, result_key, tile_key
 from ..analyzer.syntax import ast as A
 from ..language.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
                               promote_int, settle, an)
@@ -35,8 +32,9 @@ from .bounds import Bounds
 from .errors import LoweringError, Unsupported
 from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
                      value_ir, width)
-from .memory import Addressing, Axis, MemRef, Term
+from .memory import Addressing, Axis, MemRef, Term, scale
 from .shared import SharedMemory
+from .tiles import TileLowering
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SHIFTS = ("<<", ">>")
@@ -102,11 +100,11 @@ class Frame:
 class KernelEmitter:
     Val = Val
 
-    def __init__(self, module: ir.Module, kinfo, analysis, debug, plan=None):
+    def __init__(self, module: ir.Module, kinfo, debug, plan=None):
+        """``kinfo``: the analyzer.checked.CheckedKernel to lower."""
         self.module = module
         self.kinfo = kinfo
         self.unroll_product = 1     # the unroll factors of the loops being emitted, multiplied
-        self.analysis = analysis
         self.threads = kinfo.threads
         self.debug = debug                 # DebugInfo or None
         self.slots: dict[int, tuple] = {}  # binding uid -> ("value", Val) | ("var", ptr, t) | ("mem", MemRef)
@@ -117,16 +115,15 @@ class KernelEmitter:
         self.shared: dict[str, ir.GlobalVariable] = {}
         # every tile, scratch temporary and buffer where the kernel's shared-memory plan puts it
         self.smem = SharedMemory(module, kinfo.kernel.name,
-                                 plan if plan is not None else plan_kernel(kinfo, analysis))
+                                 plan if plan is not None else kinfo.smem)
         # what the lowering and the simulator agree on: barriers before CTA-wide writes (§10),
         # the collectives that exchange data (analyzer/facts/plan.py)
-        self.plan = analysis.plan
+        self.plan = kinfo.plan
         self.binding_by_uid: dict[int, object] = {}
         self.home_of: dict[int, object] = {}
         self._index_bindings(kinfo.instance)
         self.guard_bounds: dict = {}       # atom -> upper bound (affine) inside enclosing ifs
         self.bounds = Bounds(self)
-        from .tiles import TileLowering
         self.tiles = TileLowering(self)
 
     def _index_bindings(self, inst) -> None:
@@ -276,7 +273,7 @@ class KernelEmitter:
         return 0
 
     def kind(self, e) -> int:
-        return expr_kind(self.analysis, e, self.inst)
+        return self.kinfo.kind_of(e, self.inst)
 
     def alloca(self, ty, name=""):
         return self.alloca_builder.alloca(ty, name=name)
@@ -681,7 +678,6 @@ class KernelEmitter:
         return Term(convert(self.b, v.v, v.t, T_I64), self.twos(e), narrow)
 
     def point_terms(self, ref: MemRef, subs) -> list[Term]:
-        from .memory import scale
         if len(subs) != len(ref.axes):
             raise LoweringError("subscript count differs from the memory's rank")
         return [scale(self.index_term(s.index), axis.stride) for s, axis in zip(subs, ref.axes)]
@@ -780,7 +776,6 @@ class KernelEmitter:
 
     def run_access(self, e: A.Index):
         """(MemRef, terms of the first element, run axis, n) of a run ``A[i, j :+ n]``."""
-        from .memory import scale
         ref = self.memref(e.base)
         terms = []
         axis = None

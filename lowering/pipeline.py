@@ -22,7 +22,11 @@ import re
 import tempfile
 from dataclasses import dataclass
 
+import llvmlite.ir as ir
+
 from ..language.targets import PTX_FEATURES, PTX_ISA, TARGETS as TARGETS_LIMITS
+from .debug import DebugInfo
+from .emit import KernelEmitter
 from .errors import LoweringError
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -57,36 +61,29 @@ def target_machine(arch: str):
 
 
 # ---------------------------------------------------------------- stage 1: build
-def build_module(kinfo, analysis, arch: str, source_path: str, line_info: bool = True):
+def build_module(kinfo, arch: str, source_path: str, line_info: bool = True):
     """The kernel's module, in the layout its shared-memory plan (analyzer/smem.py) chooses:
     static up to 48 KB, dynamic beyond (shared.py). ``module.phobos_dynamic_shared_bytes`` is
-    what the launch must pass."""
-    from ..analyzer.smem import plan_kernel
-
+    what the launch must pass. ``kinfo`` is the analyzer.checked.CheckedKernel to build."""
     tm = target_machine(arch)
-    plan = plan_kernel(kinfo, analysis)
+    plan = kinfo.smem
     limit = TARGETS_LIMITS[arch].shared_per_block
     if plan.total > limit:
         # phobos-build checks for `arch` first, and that check (PH211) counts this plan
         raise LoweringError(f"`{kinfo.kernel.name}` needs {plan.total:,} bytes of shared memory, over the "
                             f"{limit:,} of {arch}, and the checker did not refuse it (PH211)", kinfo.kernel.name_span)
-    module, em = _build(kinfo, analysis, tm, source_path, line_info, plan)
+    module, em = _build(kinfo, tm, source_path, line_info, plan)
     # SharedMemory.finish held what the lowering took against the plan, so these are the plan's
     module.phobos_dynamic_shared_bytes = em.smem.dynamic_bytes
     return module
 
 
-def _build(kinfo, analysis, tm, source_path, line_info, plan):
-    import llvmlite.ir as ir
-
-    from .debug import DebugInfo
-    from .emit import KernelEmitter
-
+def _build(kinfo, tm, source_path, line_info, plan):
     module = ir.Module(name=kinfo.kernel.name)
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     debug = DebugInfo(module, source_path) if line_info else None
-    em = KernelEmitter(module, kinfo, analysis, debug, plan)
+    em = KernelEmitter(module, kinfo, debug, plan)
     fn = em.lower()
     fn.linkage = "external"
     # launch bounds as NVVM annotations (LLVM upgrades them to its nvvm.* function attributes)
@@ -152,9 +149,9 @@ class Verified:
     dynamic_shared_bytes: int
 
 
-def build_and_verify(kinfo, analysis, arch: str, source_path: str) -> Verified:
+def build_and_verify(kinfo, arch: str, source_path: str) -> Verified:
     """Stages 1 and 2 for one kernel (here, in this process: they run our code, not LLVM's passes)."""
-    module = build_module(kinfo, analysis, arch, source_path)
+    module = build_module(kinfo, arch, source_path)
     text = module_text(module)
     return Verified(kinfo.kernel.name, text, parse_and_verify(text), module.phobos_dynamic_shared_bytes)
 

@@ -1,8 +1,9 @@
 """Launch a built kernel from its PTX and manifest (DESIGN.md) on the GPU.
 
-Self-contained: this module imports only the standard library and numpy (plus, lazily, the GPU
-backend), so it runs on a machine without the analyzer, llvmlite, lark, networkx or z3, and it
-can be loaded straight from its file. Backends, in order of preference: **pycuda**, then cupy,
+Light: this module imports only the standard library, numpy and the language's tables
+(``phobos_tools.language``: the dtypes and the argument binder the simulator shares), plus, lazily,
+the GPU backend, so it runs on a machine without the analyzer, llvmlite, lark, networkx or z3
+(``lowering/__init__`` imports nothing). Backends, in order of preference: **pycuda**, then cupy,
 then cuda.core (``PHOBOS_GPU_BACKEND`` forces one). cuda.core comes last because it takes device
 arrays only: a machine with cupy and cuda-python but no pycuda still runs numpy arguments.
 
@@ -10,8 +11,9 @@ Arguments follow the manifest's parameters, positionally or by name: a tensor is
 (copied to the device and back after the launch) or any device array exposing
 ``__cuda_array_interface__`` (used in place); a scalar is a Python or numpy number. Before
 launching, every tensor is checked against the manifest (dtype, rank, static extents, one value
-per runtime extent, C-contiguity, 16-byte alignment of device pointers) and every ``@aligned``
-promise is checked on the extents; the runtime extents are passed after the parameters as i32
+per runtime extent, C-contiguity, 16-byte alignment of device pointers; language/arguments.py)
+and every ``@aligned`` promise is checked on the extents; what does not fit raises
+``BadArguments``, both a LaunchError and an ArgumentError; the runtime extents are passed after the parameters as i32
 (LANGUAGE §10). The block size is the manifest's; the caller gives the grid.
 
     kernel = Kernel.load("out", "lanes_matvec")
@@ -24,31 +26,27 @@ import atexit
 import hashlib
 import json
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-try:
-    from ..language.types import NUMPY_NAMES
-except ImportError:         # loaded as a file of its own (tests/gpu on the GPU machine): the table beside it
-    def _language_types():
-        import importlib.util
-        spec = importlib.util.spec_from_file_location(
-            "phobos_language_types", Path(__file__).resolve().parent.parent / "language" / "types.py")
-        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)   # (dataclasses look it up)
-        spec.loader.exec_module(module)
-        return module
-    NUMPY_NAMES = _language_types().NUMPY_NAMES
+from ..language.arguments import (ArgumentError, Bound, DeviceArray, bind, manifest_params, normalize_grid,
+                                  numpy_dtype as _numpy_dtype)
+from ..language.types import NUMPY_NAMES
 
 MANIFEST_VERSION = 1
 BACKENDS = ("pycuda", "cupy", "cuda.core")
-_I32_MAX = 2**31 - 1
+GRID_LIMITS = (2**31 - 1, 65535, 65535)        # CUDA's largest grid, x, y, z
 
 
 class LaunchError(Exception):
     """A launch the runtime refuses (bad arguments) or the driver failed (a clear message)."""
+
+
+class BadArguments(LaunchError, ArgumentError):
+    """Arguments that do not fit the kernel: a LaunchError, and the ArgumentError the simulator
+    raises for the same arguments (language/arguments.py binds them for both)."""
 
 
 class BackendLimit(LaunchError):
@@ -58,16 +56,9 @@ class BackendLimit(LaunchError):
 
 def numpy_dtype(name: str) -> np.dtype:
     """The host dtype of an element type named in a manifest (language/types.NUMPY_NAMES)."""
-    numpy = NUMPY_NAMES.get(name)
-    if numpy is None:
+    if name not in NUMPY_NAMES:
         raise LaunchError(f"unknown dtype `{name}` in the manifest")
-    if numpy == "bfloat16":
-        try:
-            import ml_dtypes
-        except ImportError as e:  # pragma: no cover - ml_dtypes is a dependency
-            raise LaunchError("bf16 tensors need the ml_dtypes package (ml_dtypes.bfloat16)") from e
-        return np.dtype(ml_dtypes.bfloat16)
-    return np.dtype(numpy)
+    return _numpy_dtype(name)
 
 
 @dataclass
@@ -80,6 +71,12 @@ class Prepared:
     order: list              # per parameter: ("tensor", i) or ("scalar", i)
 
 
+def grid_of(grid) -> tuple[int, int, int]:
+    """A launch grid checked against CUDA's limits (BadArguments)."""
+    return normalize_grid(grid, GRID_LIMITS, "beyond CUDA's limits (x at most 2**31 - 1, y and z at most 65535)",
+                          BadArguments)
+
+
 class Kernel:
     def __init__(self, ptx: str, manifest: dict, backend: str | None = None):
         if manifest.get("version") != MANIFEST_VERSION:
@@ -88,6 +85,9 @@ class Kernel:
         self.manifest = manifest
         self.entry = manifest["entry"]
         self.block = int(manifest["block"])
+        self.params = manifest_params(manifest)
+        for p in self.params:
+            numpy_dtype(p.dtype)
         # tiles beyond 48 KB live in dynamic shared memory, sized at launch (shared.py)
         self.dynamic_shared = int(manifest.get("dynamic_shared_bytes") or 0)
         self._backend_name = backend or os.environ.get("PHOBOS_GPU_BACKEND") or None
@@ -100,120 +100,38 @@ class Kernel:
 
     # ---------------------------------------------------------------- validation (no GPU)
     def prepare(self, *args, **kwargs) -> Prepared:
-        params = self.manifest["params"]
-        values = list(args)
-        if len(values) > len(params):
-            raise LaunchError(f"`{self.entry}` takes {len(params)} arguments, not {len(values)}")
-        for p in params[len(values):]:
-            if p["name"] not in kwargs:
-                raise LaunchError(f"`{self.entry}`: missing argument `{p['name']}`")
-            values.append(kwargs.pop(p["name"]))
-        if kwargs:
-            key = next(iter(kwargs))
-            if any(p["name"] == key for p in params):
-                raise LaunchError(f"`{key}` is given twice")
-            raise LaunchError(f"`{self.entry}` has no parameter `{key}` (its parameters: "
-                              f"{', '.join(p['name'] for p in params)})")
-        extents: dict[str, int] = {}
-        where: dict[str, str] = {}
-        tensors, scalars, order = [], {}, []
-        for i, (p, v) in enumerate(zip(params, values)):
-            if p["kind"] == "scalar":
-                scalars[i] = self._scalar(p, v)
-                order.append(("scalar", i))
-                continue
-            tensors.append(self._tensor(i, p, v, extents, where))
-            order.append(("tensor", len(tensors) - 1))
-        for name in self.manifest["extents"]:
-            if name not in extents:
-                raise LaunchError(f"extent `{name}` is not given by any tensor")
-            if not 0 <= extents[name] <= _I32_MAX:
-                raise LaunchError(f"extent `{name}` = {extents[name]} does not fit in i32")
+        """Bind and check the arguments (language/arguments.py); BadArguments when they do not fit."""
+        return self.prepared(bind(self.entry, self.params, self.manifest["extents"], args, kwargs,
+                                  device_arrays=True, error=BadArguments))
+
+    def prepared(self, bound: Bound) -> Prepared:
+        """Arguments bound by language/arguments.py (device arrays allowed), laid out for the
+        launch; BadArguments for an ``@aligned`` promise they break."""
         for name, n in self.manifest.get("aligned", {}).items():
-            if name in extents and extents[name] % n:
-                raise LaunchError(f"`@aligned({name} = {n})` is broken: {name} = {extents[name]} "
-                                  f"(from {where[name]}) is not a multiple of {n}")
-        _check_no_alias(params, tensors, values)
-        ordered = {name: extents[name] for name in self.manifest["extents"]}
-        return Prepared(tensors, scalars, ordered, order)
-
-    def _scalar(self, p, v):
-        """The value as the parameter's numpy type; refuses what would change it (the simulator's
-        rules: a bool takes only a bool, a number never a bool, an integer never a fraction)."""
-        name, dtype = p["name"], p["dtype"]
-        dt = numpy_dtype(dtype)
-        if isinstance(v, np.ndarray) and v.ndim == 0:
-            v = v[()]
-        if isinstance(v, np.ndarray) or hasattr(v, "__cuda_array_interface__"):
-            raise LaunchError(f"`{name}` is a scalar {dtype}, not an array")
-        if dtype == "bool":
-            if not isinstance(v, (bool, np.bool_)):
-                raise LaunchError(f"`{name}` is a bool, not {type(v).__name__} {v!r}")
-            return np.uint8(bool(v))             # a bool parameter is a byte (.u8)
-        ml_float = isinstance(v, np.generic) and type(v).__module__.split(".")[0] == "ml_dtypes" \
-            and "float" in np.dtype(type(v)).name                # ml_dtypes.bfloat16(2.0): not an np.floating
-        if isinstance(v, (bool, np.bool_)) or not (isinstance(v, (int, float, np.integer, np.floating)) or ml_float):
-            raise LaunchError(f"`{name}` is a scalar {dtype}, not {type(v).__name__} {v!r}")
-        if dt.kind in "iu":
-            if isinstance(v, (float, np.floating)) or ml_float:
-                if not float(v).is_integer():
-                    raise LaunchError(f"`{name}` is a scalar {dtype}, not the fraction {v!r}")
-                v = int(v)
-            info = np.iinfo(dt)
-            if not info.min <= int(v) <= info.max:
-                raise LaunchError(f"`{name}` = {v} does not fit in {dtype}")
-            return dt.type(int(v))
-        with np.errstate(over="ignore"):
-            out = np.array(float(v)).astype(dt)[()]
-        if np.isinf(float(out)) and not np.isinf(float(v)):
-            raise LaunchError(f"`{name}` = {v} does not fit in {dtype}")
-        return out
-
-    def _tensor(self, i, p, v, extents, where):
-        name = p["name"]
-        want = numpy_dtype(p["dtype"])
-        cai = getattr(v, "__cuda_array_interface__", None)
-        if cai is not None:
-            shape = tuple(int(x) for x in cai["shape"])
-            dtype = np.dtype(cai["typestr"]) if p["dtype"] != "bf16" else _bf16_of(cai, want)
-            strides = cai.get("strides")
-            ptr = int(cai["data"][0])
-            if strides is not None and tuple(strides) != _c_strides(shape, dtype.itemsize):
-                raise LaunchError(f"`{name}` is not C-contiguous (strides {tuple(strides)})")
-            if ptr % 16:
-                raise LaunchError(f"`{name}` is not 16-byte aligned (device address 0x{ptr:x})")
-            host = None
-        elif isinstance(v, np.ndarray):
-            shape, dtype, ptr, host = v.shape, v.dtype, None, v
-            if not v.flags.c_contiguous:
-                raise LaunchError(f"`{name}` is not C-contiguous: pass np.ascontiguousarray({name})")
-            if not v.flags.writeable:      # every tensor is copied back after the launch
-                raise LaunchError(f"`{name}` is read-only: the kernel may write it, so pass a writeable array")
-        else:
-            raise LaunchError(f"`{name}` is a tensor: pass a numpy array or a device array "
-                              f"(__cuda_array_interface__), not {type(v).__name__}")
-        if dtype != want:
-            raise LaunchError(f"`{name}` holds {p['dtype']} ({want}), not {dtype}")
-        dims = p["shape"]
-        if len(shape) != len(dims):
-            raise LaunchError(f"`{name}` has rank {len(dims)} {_shape(dims)}, not {len(shape)} {list(shape)}")
-        for axis, (d, actual) in enumerate(zip(dims, shape)):
-            if isinstance(d, int):
-                if d != actual:
-                    raise LaunchError(f"`{name}` has extent {d} on axis {axis}, not {actual}")
-            elif d in extents and extents[d] != actual:
-                raise LaunchError(f"extent `{d}` is {extents[d]} (from {where[d]}) but {actual} in `{name}` "
-                                  f"(axis {axis})")
+            if name in bound.extents and bound.extents[name] % n:
+                raise BadArguments(f"`@aligned({name} = {n})` is broken: {name} = {bound.extents[name]} "
+                                   f"(from {bound.where[name]}) is not a multiple of {n}")
+        tensors, scalars, order = [], {}, []
+        for i, p in enumerate(self.params):
+            v = bound.values[p.name]
+            if not p.is_tensor:
+                scalars[i] = np.uint8(v) if p.dtype == "bool" else v      # a bool parameter is a byte (.u8)
+                order.append(("scalar", i))
+            elif isinstance(v, DeviceArray):
+                tensors.append((i, None, v.pointer, v.nbytes))
+                order.append(("tensor", len(tensors) - 1))
             else:
-                extents[d] = int(actual)
-                where.setdefault(d, f"`{name}` axis {axis}")
-        nbytes = int(np.prod(shape, dtype=np.int64)) * want.itemsize
-        return (i, host, ptr, nbytes)
+                tensors.append((i, v, None, v.nbytes))
+                order.append(("tensor", len(tensors) - 1))
+        return Prepared(tensors, scalars, bound.extents, order)
 
-    # ---------------------------------------------------------------- launching
+# ---------------------------------------------------------------- launching
     def __call__(self, *args, grid, stream=None, **kwargs) -> None:
-        grid = _grid(grid)
-        prepared = self.prepare(*args, **kwargs)
+        grid = grid_of(grid)
+        self.launch(self.prepare(*args, **kwargs), grid, stream)
+
+    def launch(self, prepared: Prepared, grid: tuple[int, int, int], stream=None) -> None:
+        """Launch with prepared arguments over a grid checked by ``grid_of``."""
         backend = self._load_backend()
         try:
             backend.launch(self, prepared, grid, stream)
@@ -227,65 +145,6 @@ class Kernel:
         if self._backend is None:
             self._backend = _open_backend(self._backend_name, self.ptx, self.entry)
         return self._backend
-
-
-def _check_no_alias(params, tensors, values) -> None:
-    """Distinct tensor parameters do not alias (LANGUAGE §9.5): the PTX marks them noalias."""
-    spans = []
-    for (i, host, ptr, nbytes) in tensors:
-        if not nbytes:
-            continue
-        if host is not None:
-            lo = host.__array_interface__["data"][0]
-            spans.append((params[i]["name"], "host", lo, lo + nbytes))
-        else:
-            spans.append((params[i]["name"], "device", ptr, ptr + nbytes))
-    for a, (n1, where1, lo1, hi1) in enumerate(spans):
-        for n2, where2, lo2, hi2 in spans[a + 1:]:
-            if where1 == where2 and lo1 < hi2 and lo2 < hi1:
-                raise LaunchError(f"`{n1}` and `{n2}` share memory: distinct tensor parameters must not alias "
-                                  f"(LANGUAGE §9.5); pass a copy of one of them")
-
-
-def _bf16_of(cai, want):
-    # __cuda_array_interface__ has no bfloat16 typestr; '<V2' (or '<u2' with a descr) carries it
-    ts = cai["typestr"]
-    return want if ts in ("<V2", "|V2", "<u2") else np.dtype(ts)
-
-
-def _c_strides(shape, itemsize):
-    out, acc = [], itemsize
-    for d in reversed(shape):
-        out.insert(0, acc)
-        acc *= d
-    return tuple(out)
-
-
-def _shape(dims):
-    return "[" + ", ".join(str(d) for d in dims) + "]"
-
-
-GRID_LIMITS = (2**31 - 1, 65535, 65535)        # CUDA's largest grid, x, y, z
-
-
-def _is_integer(v) -> bool:
-    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _grid(grid):
-    if _is_integer(grid):
-        grid = (grid,)
-    # integers only: a string is not read digit by digit, a float is not truncated
-    if isinstance(grid, (str, bytes)) or not isinstance(grid, (tuple, list, np.ndarray)) \
-            or not all(_is_integer(g) for g in grid):
-        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid!r}")
-    grid = tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3 or any(g < 1 for g in grid):
-        raise LaunchError(f"the grid is 1 to 3 positive extents, not {grid}")
-    grid = grid + (1,) * (3 - len(grid))
-    if any(g > lim for g, lim in zip(grid, GRID_LIMITS)):
-        raise LaunchError(f"the grid {grid} is beyond CUDA's limits (x at most 2**31 - 1, y and z at most 65535)")
-    return grid
 
 
 def _params(kernel: Kernel, prepared: Prepared, pointers: list) -> list:
@@ -483,4 +342,4 @@ class _CudaCore:
         stream.sync()
 
 
-__all__ = ["Kernel", "LaunchError", "BackendLimit", "Prepared", "numpy_dtype", "BACKENDS"]
+__all__ = ["Kernel", "LaunchError", "BadArguments", "BackendLimit", "Prepared", "numpy_dtype", "grid_of", "BACKENDS"]

@@ -24,7 +24,7 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..language.targets import TARGETS
-from ..analyzer.smem import ALIGN, STATIC_LIMIT, round_up, statement_key
+from ..analyzer.checked import ALIGN, STATIC_LIMIT, round_up, statement_key
 from .errors import LoweringError
 from .ltypes import BYTES, I8, I64, SHARED, memory_ir
 

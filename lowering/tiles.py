@@ -39,13 +39,15 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from ..language.builtins import TILE_MATH
-from ..analyzer.smem import PRODUCERS, tile_children as _children
+from ..analyzer.checked import PRODUCERS, tile_children
 from ..analyzer.syntax import ast as A
 from ..language.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
+from .align import twos_of_int
 from .errors import LoweringError, Unsupported
 from .ltypes import I32T, I64, SHARED, arith_type, const
 from .memory import MemRef, Term, scale
+from .tile_ops import PRODUCE
 
 ELEMENTWISE_CALLS = ("where", "tmax", "tril", "transpose") + TILE_MATH
 # Elements per thread handled per iteration of a sweep's loop: fully unrolled, LLVM hoists every
@@ -132,7 +134,6 @@ class TileLowering:
             self.linear(shape, lambda c: self.store_out(sw2, c))
             return
         if sw.fused is not None:
-            from .tile_ops import PRODUCE
             PRODUCE[sw.fused.func](self, sw, sw.fused, lambda coords, v: self.store_out(sw, coords, v))
             return
         shared_only = all(r.space == SHARED for r in [target, *sw.leaves.values(), *sw.subst.values()])
@@ -187,7 +188,7 @@ class TileLowering:
         if self._is_producer(node):
             sw.subst[id(node)] = self.materialize(sw, node)
             return
-        for c in _children(node):
+        for c in tile_children(node):
             self.materialize_others(sw, c)
 
     def materialize(self, sw: Sweep, node) -> MemRef:
@@ -456,7 +457,6 @@ def _broadcast(coords: list, shape) -> list:
 
 def _twos_const(c) -> int:
     if isinstance(c, ir.Constant):
-        from .align import twos_of_int
         return twos_of_int(int(c.constant))
     return 0
 

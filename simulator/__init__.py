@@ -1,13 +1,13 @@
 """The CPU reference simulator: runs a checked Phobos kernel over a grid on numpy arrays, every
 CTA's threads in lockstep under an active mask, and reports with file:line:col, CTA and threads
-what the per-thread rules exist to prevent (see README, "Running kernels").
+what the per-thread rules exist to prevent (docs/simulator.md).
 
-Public API: ``load``/``loads`` a program, pick a ``kernel``, call it with arrays and a ``grid``.
+``launch.simulate(kernel, bound, grid)`` runs an analyzer.checked.CheckedKernel on arguments bound
+by language/arguments.py; the Python API over it (and over the GPU) is ``phobos_tools.run``.
 """
 
-from .api import DEVICES, GPUUnavailable, Kernel, Program, load, loads
 from .errors import ArgumentError, DynamicCheckFailed, ProgramRejected
+from .launch import bind_arguments, simulate
 from .machine import Options
 
-__all__ = ["DEVICES", "ArgumentError", "DynamicCheckFailed", "GPUUnavailable", "Kernel", "Options",
-           "Program", "ProgramRejected", "load", "loads"]
+__all__ = ["ArgumentError", "DynamicCheckFailed", "Options", "ProgramRejected", "bind_arguments", "simulate"]

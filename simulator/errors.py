@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analyzer.diagnostics.model import Diagnostic, Label, Span
+from ..analyzer.checked import render_diagnostics
+from ..analyzer.diagnostics.model import Diagnostic, Label, Span, SpecRef
+from ..language.arguments import ArgumentError  # noqa: F401 (the simulator's, as the runtime's)
 
 
 SIMULATOR_NOTE = "found at run time by the simulator (phobos-run --sim)"
@@ -30,16 +32,11 @@ class DynamicCheckFailed(Exception):
         return self.diagnostic.code
 
     def render(self) -> str:
-        from ..analyzer.diagnostics.text import render_text
-        return render_text(self.diagnostic, self.path, self.text)
+        return render_diagnostics([self.diagnostic], self.path, self.text)
 
     def __str__(self) -> str:
         d = self.diagnostic
         return f"{self.path}:{d.span.line}:{d.span.column}: error[{d.code}]: {d.message}"
-
-
-class ArgumentError(ValueError):
-    """Arguments that do not fit the kernel (a missing one, a wrong dtype, shape or extent)."""
 
 
 class ProgramRejected(Exception):
@@ -52,14 +49,12 @@ class ProgramRejected(Exception):
         self.text = text
 
     def render(self) -> str:
-        from ..analyzer.diagnostics.text import render_text
-        return "\n\n".join(render_text(d, self.path, self.text) for d in self.diagnostics)
+        return render_diagnostics(self.diagnostics, self.path, self.text)
 
 
 def fire(code: str, message: str, span: Span, label: str | None = None, notes=(), help: str | None = None,
          chain=()) -> None:
     """Raise a dynamic check. The machine fills in the path and source as the error leaves it."""
-    from ..analyzer.diagnostics.model import SpecRef
     spec = None
     if code.startswith("PH3"):
         spec = SpecRef("per-thread-values.md", "What needs every thread" if code in ("PH301", "PH302", "PH303")

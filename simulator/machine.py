@@ -80,12 +80,11 @@ class Spans:
 class Machine(ScalarEval, TileEval, ThreadOps):
     def __init__(self, kinfo, ctas: list[tuple[int, int, int]], grid: tuple[int, int, int],
                  tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options,
-                 analysis=None, spans: Spans | None = None):
-        self.kinfo = kinfo
-        self.analysis = analysis                   # the kernel's analysis: kinds, as the lowering reads them
+                 spans: Spans | None = None):
+        self.kinfo = kinfo                         # the analyzer.checked.CheckedKernel being run
         # what the lowering and the simulator agree on (analyzer/facts/plan.py): barriers before
         # CTA-wide writes, the collectives that exchange data
-        self.plan = analysis.plan if analysis is not None else None
+        self.plan = kinfo.plan
         self.T = T = kinfo.threads
         self.C = C = len(ctas)
         self.P = P = C * T

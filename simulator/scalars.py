@@ -16,7 +16,7 @@ import numpy as np
 
 from ..language.builtins import ATOMICS, MEMORY_ORDER, SCALAR_MATH, TILE_BUILTINS
 from ..analyzer.syntax import ast as A
-from ..analyzer.syntax.printer import expr as source_of
+from ..analyzer.checked import source_of
 from ..language.types import BOOL, SCALARS, Run, Scalar, Tile
 from . import values as V
 from .errors import fire, thread_list
@@ -533,7 +533,7 @@ class ScalarEval:
                 return V.cast(_FLOAT_MATH[f](x), out)
             if f == "popcount":
                 # the bits of the operand's own type (popcount(i8(-1)) is 8, as the lowering
-                # counts), not of its promotion to i32 (README, "Choices")
+                # counts), not of its promotion to i32 (docs/language-choices.md)
                 return V.popcount(V.cast(args[0], V.settle(ats[0])))
             if f == "abs":
                 return V.cast(np.abs(V.cast(args[0], V.compute_type(out))), out)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analyzer.syntax import ast as A
-from ..analyzer.syntax.printer import expr as source_of
+from ..analyzer.checked import source_of
 from ..language.types import Run, Scalar, Tile
 from . import values as V
 from .errors import fire

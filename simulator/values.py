@@ -11,14 +11,13 @@ of range, shifts by the width or more, truncating division), the PTX result is s
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
-from ..language.types import BOOL, F32, NUMPY_NAMES, Scalar, arith_join, promote_int, settle
+from ..language.arguments import numpy_dtype
+from ..language.types import BOOL, BYTES, F32, INT_RANGES, NUMPY_NAMES, Scalar, arith_join, promote_int, settle
 
-NUMPY_DTYPES = {name: np.dtype(ml_dtypes.bfloat16 if numpy == "bfloat16" else numpy)
-                for name, numpy in NUMPY_NAMES.items()}
-INT_BITS = {"i8": 8, "u8": 8, "i32": 32, "i64": 64}
+NUMPY_DTYPES = {name: numpy_dtype(name) for name in NUMPY_NAMES}
+INT_BITS = {name: 8 * BYTES[name] for name in INT_RANGES}
 _UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 

@@ -876,14 +876,14 @@ _MATH = {
 # ---------------------------------------------------------------- from source to a run
 def build(source: str, kernel: str | None = None, defines=None, arch: str = "sm_90"):
     """(llvmlite module, manifest-like info) of one kernel of ``source``."""
-    from phobos_tools.analyzer import check_source
+    from phobos_tools.analyzer.checked import check_source
     from phobos_tools.lowering.pipeline import build_module
 
-    checked = check_source(source, "t.ph", {k: str(v) for k, v in (defines or {}).items()})
+    checked = check_source(source, "t.ph", defines)
     assert checked.ok, [(d.code, d.span.line, d.message) for d in checked.diagnostics]
-    for kinfo, analysis in zip(checked.semantics.kernels, checked.analyses):
-        if kernel is None or kinfo.kernel.name == kernel:
-            module = build_module(kinfo, analysis, arch, "t.ph", line_info=False)
+    for kinfo in checked.kernels:
+        if kernel is None or kinfo.name == kernel:
+            module = build_module(kinfo, arch, "t.ph", line_info=False)
             return module, kinfo
     raise KeyError(kernel)
 

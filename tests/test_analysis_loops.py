@@ -614,7 +614,7 @@ def test_guards_are_read_with_i32_wraparound():
       }""")
     assert_marked(src)
     from analysis_expect import source
-    from phobos_tools.simulator import DynamicCheckFailed, loads
+    from phobos_tools.run import DynamicCheckFailed, loads
     import numpy as np
     with pytest.raises(DynamicCheckFailed) as err:
         loads(source(src), "k.ph", unchecked=True).kernel()(

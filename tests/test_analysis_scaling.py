@@ -11,7 +11,7 @@ from scaling_shapes import (deep_body, early_returns, let_doubling, loop_stores_
                             stores_in_loops, stores_then_barrier, varying_returns, varying_whiles)
 
 from phobos_tools.analyzer import analysis
-from phobos_tools.analyzer.facts import derive, feasible
+from phobos_tools.analyzer.facts import derive, feasible, paths
 
 
 def _recording(cls):
@@ -61,7 +61,7 @@ def test_z3_asks_each_distinct_pair_of_conditions_once():
     # the stores' guards differ (i >= 10 + j), the reads' take 5 values (i < 10 - j % 5): questions
     # are deduplicated by their formula
     n = 6
-    with mock.patch.object(feasible, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
+    with mock.patch.object(paths, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
         assert check(loop_stores_and_reads(n)).ok
     (questions,) = rec.made
     assert questions.questions == n * 5, questions.questions
@@ -70,7 +70,7 @@ def test_z3_asks_each_distinct_pair_of_conditions_once():
 def test_stores_and_reads_under_the_same_conditions_ask_z3_once():
     body = "".join(f"      t[0, ctx.lane + {j}] = 1.0\n" for j in range(20))
     reads = "".join(f"      O[{j} :+ 1, 0 :+ 32] = t\n" for j in range(20))
-    with mock.patch.object(feasible, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
+    with mock.patch.object(paths, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
         r = check("@launch(256)\nkernel k(A: tensor<f32>[1, 32], O: tensor<f32>[20, 32]) {\n"
                   "  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]\n  for i in range(0, 100) {\n"
                   f"    if i < 10 {{\n{reads}    }}\n    if i >= 10 {{\n{body}    }}\n  }}\n}}\n")
@@ -80,7 +80,7 @@ def test_stores_and_reads_under_the_same_conditions_ask_z3_once():
 
 
 def test_two_reads_of_one_buffer_at_one_node_ask_z3_once():
-    with mock.patch.object(feasible, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
+    with mock.patch.object(paths, "PathQuestions", _recording(feasible.PathQuestions)) as rec:
         r = check("""
             @launch(256)
             kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {

@@ -10,7 +10,7 @@ import pytest
 from lowering_tools import REPO
 
 from phobos_tools.lowering.runtime import Kernel as GPUKernel, LaunchError
-from phobos_tools.simulator import ArgumentError, load
+from phobos_tools.run import ArgumentError, load
 
 N, K = 8, 256
 
@@ -104,7 +104,7 @@ kernel scale(X: tensor<bf16>[N], s: bf16, h: f16) {
 @pytest.mark.parametrize("s", [2.0, np.float32(2.0), "bf16"])
 def test_a_bf16_scalar_takes_a_bf16_value(s):
     import ml_dtypes
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     k = loads(HALF_SCALARS, "t.ph").kernel()
     value = ml_dtypes.bfloat16(2.0) if s == "bf16" else s        # was refused: "`s` is a bf16, not bfloat16"
     X = np.ones(32, ml_dtypes.bfloat16)
@@ -123,7 +123,7 @@ def test_a_device_array_is_pointed_to_the_runtime(matvec):
         __module__ = "cupy._core.core"
         __cuda_array_interface__ = {"shape": (N, K), "typestr": "<f4", "data": (0x1000, False), "version": 3}
     _W, x, y = arrays()
-    with pytest.raises(ArgumentError, match=r"`W` is a device array \(cupy.ndarray\).*load_kernel"):
+    with pytest.raises(ArgumentError, match=r"`W` is a device array \(cupy.ndarray\).*device=\"gpu\""):
         matvec(ndarray(), x, y, grid=(2,))
     with pytest.raises(ArgumentError, match="pass a numpy array, not list"):
         matvec([[0.0]], x, y, grid=(2,))

@@ -138,8 +138,8 @@ def _one_draw(shape, elem, dtype, rng):
 
 @pytest.mark.parametrize("elem", ["f32", "f16", "bf16", "f64", "i8", "u8", "i32", "i64", "bool"])
 def test_rand_drawn_in_chunks_gives_the_values_of_one_draw(monkeypatch, elem):
-    from phobos_tools.simulator.values import NUMPY_DTYPES
-    dtype = NUMPY_DTYPES[elem]
+    from phobos_tools.language.arguments import numpy_dtype
+    dtype = numpy_dtype(elem)
     monkeypatch.setattr(run_cli, "_RAND_CHUNK", 100)
     chunked = run_cli._random((37, 29), elem, dtype, np.random.default_rng([5, 1]))
     whole = _one_draw((37, 29), elem, dtype, np.random.default_rng([5, 1]))
@@ -158,7 +158,7 @@ def test_a_grid_too_large_to_simulate_is_a_usage_error(capsys, tmp_path):
 
 
 def test_the_simulator_api_refuses_a_launch_over_its_cap():
-    from phobos_tools.simulator import ArgumentError, load
+    from phobos_tools.run import ArgumentError, load
     from phobos_tools.simulator.launch import MAX_SIM_THREADS
 
     kernel = load(GAMMA).kernel()
@@ -187,7 +187,7 @@ def test_a_grid_at_the_cap_passes_the_check_without_listing_its_ctas():
         def run(self):
             pass
 
-    from phobos_tools.simulator import load
+    from phobos_tools.run import load
     kernel = load(GAMMA).kernel()
     bound = launch.bind_arguments(kernel.info, (np.zeros((4, 16), np.uint8), np.zeros((4, 16), np.uint8),
                                                 np.float32(2.2)), {})
@@ -510,7 +510,7 @@ def test_a_scalar_that_is_no_literal_of_its_type_is_a_usage_error(capsys, tmp_pa
     assert f"--arg {name}:" in line and complaint in line
 
 
-# --- 13. the README's SARIF section -------------------------------------------------------------
+# --- 13. docs/output-formats.md's SARIF section -------------------------------------------------------------
 
 def test_the_readme_says_which_properties_a_sarif_result_may_lack(capsys, tmp_path):
     src = tmp_path / "k.ph"
@@ -519,10 +519,10 @@ def test_the_readme_says_which_properties_a_sarif_result_may_lack(capsys, tmp_pa
     assert status == 1
     results = json.loads(out)["runs"][0]["results"]
     assert results and all("spec" not in r.get("properties", {}) for r in results)
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("### SARIF format"):readme.index("### Diagnostic codes")]
+    page = (REPO / "docs" / "output-formats.md").read_text()
+    section = page[page.index("## SARIF"):page.index("## The launch manifest")]
     flat = " ".join(section.split())
-    assert "a result with none of them has no `properties`" in flat
+    assert "a result with none has no `properties`" in flat
 
 
 # --- PHOBOS_TRACEBACK ---------------------------------------------------------------------------
@@ -575,6 +575,6 @@ def test_phobos_traceback_shows_the_traceback_in_the_guard(capsys, monkeypatch, 
 
 
 def test_the_readme_documents_phobos_traceback():
-    readme = (REPO / "README.md").read_text()
-    exit_status = readme[readme.index("### Exit status"):readme.index("### Text format")]
-    assert "PHOBOS_TRACEBACK=1" in exit_status
+    page = (REPO / "docs" / "cli.md").read_text()
+    section = page[page.index("### Usage errors, signals and tracebacks"):]
+    assert "PHOBOS_TRACEBACK=1" in section

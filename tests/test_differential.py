@@ -21,7 +21,7 @@ import fuzz_harness as H
 import ir_simt
 from ir_simt import SimtError
 from phobos_gen import generate
-from phobos_tools.simulator import loads
+from phobos_tools.run import loads
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -134,7 +134,7 @@ def test_integer_edges_agree():
     Y = np.array([0, 31, 32, 33, -1, 64, 2**31 - 1, -2**31, 1, 30, 5, 16], np.int32)
     sim, low = both(src, {"X": X, "Y": Y, "O": np.zeros((10, len(X)), np.int32)})
     agree(sim, low)
-    # shifts by the width or more, or by a negative count: 0 for <<, the sign for >> (README)
+    # shifts by the width or more, or by a negative count: 0 for <<, the sign for >> (docs/language-choices.md)
     assert sim["O"][0].tolist()[2:6] == [0, 0, 0, 0] and sim["O"][1].tolist()[4:6] == [0, -1]
 
 
@@ -243,7 +243,7 @@ def test_a_point_read_then_a_tile_write_of_its_buffer_gets_a_barrier():
 
 
 def test_a_broadcast_scalar_read_from_the_target_is_read_before_the_writes():
-    # `u[0, 1]` is evaluated by every thread before the pass (README "Choices"); a thread of a late
+    # `u[0, 1]` is evaluated by every thread before the pass (docs/language-choices.md); a thread of a late
     # warp read the element after a thread of an earlier warp had overwritten it
     src = k1("  var u: tile<f32>[4, 32] = A[0 :+ 4, 0 :+ 32]\n  u = where(u > u[0, 1], u, 0.0)\n"
              "  u = u * u[3, 31] + u[0, 0]\n  O[0 :+ 4, 0 :+ 32] = u",
@@ -324,7 +324,7 @@ def test_conversions_to_bf16_and_from_i64_round_once():
 def test_a_shift_by_an_i64_count_and_popcount_of_a_byte():
     # `a << c` with an i32 `a` and an i64 `c`: the lowering narrowed c first (2^32 + 1 shifted by 1)
     # where the simulator shifts by the whole count (0); popcount(i8(-1)) was 32 in the simulator
-    # (the i32 promotion) and 8 in the lowering (the byte's own bits, README "Choices")
+    # (the i32 promotion) and 8 in the lowering (the byte's own bits, docs/language-choices.md)
     src = k1("  let t = ctx.thread\n  if t < N {\n    let a = X[t]\n    let c = L[t]\n    let b = B[t]\n"
              "    O[0, t] = a << c\n    O[1, t] = a >> c\n    O[2, t] = popcount(b)\n    O[3, t] = popcount(U[t])\n"
              "    O[4, t] = popcount(c)\n    O[5, t] = i32(c << a)\n    O[6, t] = i32(c >> a)\n  }",
@@ -346,7 +346,7 @@ TILE_DIV = k1("  var i: tile<i32>[4, 32] = I[0 :+ 4, 0 :+ 32]\n  var j: tile<i32
 
 def test_a_tile_where_divides_only_where_it_is_taken():
     # the simulator checked every element of a tile division for 0 (PH406), the side of the
-    # `where` not taken included, unlike a scalar `where` (README, PH406)
+    # `where` not taken included, unlike a scalar `where` (docs/simulator.md, PH406)
     r = np.random.default_rng(4)
     a = {"I": r.integers(-2**31, 2**31 - 1, (4, 32)).astype(np.int32), "J": r.integers(-3, 4, (4, 32)).astype(np.int32),
          "P": np.zeros((8, 32), np.int32)}
@@ -358,7 +358,7 @@ def test_a_tile_where_divides_only_where_it_is_taken():
 
 
 def test_a_tile_division_by_zero_where_it_is_taken_is_still_reported():
-    from phobos_tools.simulator import DynamicCheckFailed
+    from phobos_tools.run import DynamicCheckFailed
     a = {"I": np.ones((4, 32), np.int32), "J": np.ones((4, 32), np.int32), "P": np.zeros((8, 32), np.int32)}
     a["J"][2, 3] = 0
     src = TILE_DIV.replace("where(j != 0, i / j, 7)", "where(j != 5, i / j, 7)")

@@ -76,7 +76,7 @@ CASES = [
     Case("PH204", "@cluster(2)\nkernel k() {\n}\n", 1, 1, "`@cluster` is not used by phobos-tools and is ignored",
          severity=NOTE),
     Case("PH205", "@launch(128)\n@launch(64)\nkernel k() {\n}\n", 2, 1, "`@launch` is given twice"),
-    Case("PH206", "kernel k() {\n}\n", 1, 1, "-D X=abc: the value must be an integer, a float, true or false",
+    Case("PH206", "kernel k() {\n}\n", 1, 1, "-D X=abc: the value must be an integer (128, -4, 0x40), a float (1.5, -2e-3) or true/false",
          defines={"X": "abc"}),
 ]
 
@@ -209,7 +209,7 @@ MORE_CASES = [
     Case("PH203", "@autotune\nkernel k() {\n}\n", 1, 1, "needs at least one"),
     Case("PH204", "@foo\n@bar(1, x = 2)\nkernel k() {\n}\n", 1, 1, "`@foo` is not used", only=False, severity=NOTE),
     Case("PH205", "@autotune(X in [1])\n@autotune(Y in [2])\nkernel k() {\n}\n", 2, 1, "`@autotune` is given twice"),
-    Case("PH206", "kernel k() {\n}\n", 1, 1, "-D sum: `sum` is reserved", defines={"sum": "1"}),
+    Case("PH206", "kernel k() {\n}\n", 1, 1, "-D sum=1: `sum` is reserved (a built-in)", defines={"sum": "1"}),
 ]
 
 # PH210-PH213 (what phobos-build cannot lower yet or build quickly; target resources) have their own tests in

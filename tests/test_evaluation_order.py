@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from analysis_expect import assert_marked, source
-from phobos_tools.simulator import DynamicCheckFailed, loads
+from phobos_tools.run import DynamicCheckFailed, loads
 
 
 def simulate(src: str, *arrays, grid=(1,)):

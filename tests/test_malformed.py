@@ -348,7 +348,7 @@ def test_unknown_shaped_parameter_type_in_a_called_function(tmp_path, capsys):
 def test_a_990_term_sum_checks_builds_and_runs(tmp_path):
     # a flat chain nests one level per operator: 990 are within MAX_NESTING (1000) and every
     # pass, the simulator's too, has the recursion room for them
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     import numpy as np
     src = ("@launch(32)\nkernel k(A: tensor<f32>[32], O: tensor<f32>[32]) {\n  O[ctx.thread] = "
            + " + ".join(["A[ctx.thread]"] * 990) + "\n}\n")
@@ -373,7 +373,7 @@ def test_the_python_api_reads_files_as_the_commands_do(tmp_path):
     # simulator.load and lowering.build_file read through read_source: a device is refused at
     # once, and an oversized file is PH002 without being read whole
     from phobos_tools.lowering.build import build_file
-    from phobos_tools.simulator import ProgramRejected, load
+    from phobos_tools.run import ProgramRejected, load
     for f in (load, build_file):
         with pytest.raises(OSError, match="not a regular file"):
             f("/dev/zero")

@@ -1,8 +1,8 @@
 """The shared-memory plan (analyzer/smem.py): phobos-check's PH211 (analyzer/resources.py) and
 phobos-build (lowering/shared.py) count the same bytes on every target. The build's figure is
 read off what the lowering allocated (the module's shared arrays and its dynamic bytes), never
-off the plan, and the checker's plan is computed on its own path (its kinds derived lazily, not
-taken from the analysis the build uses)."""
+off the plan, and the checker's PH211 counts a plan it makes itself (analyzer/resources.py), not
+the kernel's ``smem`` the build places."""
 
 from __future__ import annotations
 
@@ -16,13 +16,13 @@ import pytest
 import ir_simt
 from lowering_tools import EXAMPLES
 from phobos_gen import generate
-from phobos_tools.analyzer import check_source, resources
-from phobos_tools.analyzer import smem
+from phobos_tools.analyzer import checked, resources, smem
+from phobos_tools.analyzer.checked import check_source
 from phobos_tools.lowering import pipeline, shared
 from phobos_tools.lowering.build import build_source
 from phobos_tools.lowering.errors import LoweringError
 from phobos_tools.lowering.pipeline import build_module
-from phobos_tools.simulator import loads
+from phobos_tools.run import loads
 
 _ELEM = {"i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4, "i64": 8, "double": 8}
 
@@ -52,16 +52,15 @@ def test_the_checker_counts_what_the_build_allocates_on_every_target(name, src):
         assert name.startswith("generated"), checked.diagnostics        # every example is accepted
         return                                                         # (some generated ones are not)
     # the checker's figure, each kernel's plan made on the checker's own path (its kinds lazily)
-    kernels = [(kinfo, analysis, resources.plan(kinfo)) for kinfo, analysis in
-               zip(checked.semantics.kernels, checked.analyses)]
+    kernels = [(kinfo, kinfo.smem) for kinfo in checked.kernels]
     for arch, limits in resources.TARGETS.items():
-        refused = {d.span for d in resources.check(checked.semantics, arch)      # phobos-check --arch
+        refused = {d.span for d in check_source(src, f"{name}.ph", arch=arch).diagnostics   # phobos-check --arch
                    if d.code == "PH211" and "a CTA may use" in d.message}
-        for kinfo, analysis, plan in kernels:
+        for kinfo, plan in kernels:
             assert (kinfo.kernel.name_span in refused) == (plan.total > limits.shared_per_block)
             if plan.total > limits.shared_per_block:
                 continue
-            module = build_module(kinfo, analysis, arch, f"{name}.ph", line_info=False)
+            module = build_module(kinfo, arch, f"{name}.ph", line_info=False)
             assert allocated(module) == plan.total, (arch, kinfo.kernel.name)
             assert module.phobos_dynamic_shared_bytes == plan.dynamic_bytes
 
@@ -69,7 +68,7 @@ def test_the_checker_counts_what_the_build_allocates_on_every_target(name, src):
 def test_the_examples_above_exercise_every_region():
     """The comparison above meets scratch temporaries and both collective buffers, not only
     named tiles."""
-    plans = [resources.plan(k) for p in EXAMPLES for k in check_source(p.read_text(), p.name).semantics.kernels]
+    plans = [k.smem for p in EXAMPLES for k in check_source(p.read_text(), p.name).kernels]
     assert any(p.scratch_peak for p in plans)
     assert any(smem.FOLD in p.static for p in plans) and any(smem.ONCE in p.static for p in plans)
 
@@ -108,7 +107,7 @@ def test_over_48_kb_the_build_takes_dynamic_shared_memory_as_planned():
            "  let r0 = ctx.block.x * 128\n  var t: tile<f32>[128, 128] = A[r0 :+ 128, 0 :+ 128]\n"
            "  t = t * 2.0 + transpose(t)\n  O[r0 :+ 128, 0 :+ 128] = t\n}\n")
     r = check_source(src, "big.ph")
-    plan = resources.plan(r.semantics.kernels[0])
+    plan = r.kernels[0].smem
     assert plan.dynamic and plan.dynamic_bytes == plan.total == 2 * 128 * 128 * 4   # t and the value's temporary
     built = build_source(src, "big.ph", arch="sm_90", resources=False)
     assert built.ok, built.diagnostics
@@ -142,8 +141,8 @@ kernel k(A: tensor<f32>[32, 32], B: tensor<f32>[32, 16], O: tensor<f32>[32, 16],
 
 def test_the_plan_decides_copies_and_temporaries_from_the_source():
     r = check_source(DECISIONS, "k.ph")
-    kinfo = r.semantics.kernels[0]
-    plan = resources.plan(kinfo)
+    kinfo = r.kernels[0]
+    plan = kinfo.smem
     scratch = [(a.span.line, a.what) for sp in plan.statements.values() for a in sp.scratch.values()]
     assert scratch == [
         # slices at a loop variable's offsets: copied (the plan proves no bounds; constant
@@ -157,7 +156,7 @@ def test_the_plan_decides_copies_and_temporaries_from_the_source():
         (12, "scratch of the statement at 12:20: its value f32[16, 16] (it reads the target at other elements)")]
     assert plan.scratch_peak == 1024 + 512
     assert set(plan.static) == {smem.FOLD}
-    module = build_module(kinfo, r.analyses[0], "sm_90", "k.ph", line_info=False)
+    module = build_module(kinfo, "sm_90", "k.ph", line_info=False)
     assert allocated(module) == plan.total
     # and the kernel computes what the simulator does
     rng = np.random.default_rng(3)
@@ -179,9 +178,9 @@ def test_the_cta_fold_buffer_is_planned_where_the_collective_exchanges(threads, 
            "  atomic_add(C[0], 1)\n  if ctx.thread == 0 {\n    O[0] = s + f32(old)\n  }\n}\n")
     r = check_source(src, "k.ph")
     assert r.ok, r.diagnostics
-    plan = resources.plan(r.semantics.kernels[0])
+    plan = r.kernels[0].smem
     assert set(plan.static) == ({smem.FOLD, smem.ONCE} if fold else {smem.ONCE})
-    module = build_module(r.semantics.kernels[0], r.analyses[0], "sm_90", "k.ph", line_info=False)
+    module = build_module(r.kernels[0], "sm_90", "k.ph", line_info=False)
     assert allocated(module) == plan.total == plan.static_bytes
 
 
@@ -189,16 +188,16 @@ def test_the_lowering_stops_where_it_would_stray_from_the_plan(monkeypatch):
     """An internal error (PH901), never a kernel over the memory the checker allowed."""
     real = smem.plan_kernel
 
-    def no_copies(kinfo, analysis=None):
+    def no_copies(kinfo, analysis):
         plan = real(kinfo, analysis)
         for sp in plan.statements.values():
             for key in [k for k in sp.scratch if k[0] == "copy"]:
                 del sp.scratch[key]
         return plan
-    monkeypatch.setattr(smem, "plan_kernel", no_copies)
+    monkeypatch.setattr(checked, "plan_kernel", no_copies)
     r = check_source(DOT, "mm.ph")
     with pytest.raises(LoweringError, match="in place"):
-        build_module(r.semantics.kernels[0], r.analyses[0], "sm_90", "mm.ph", line_info=False)
+        build_module(r.kernels[0], "sm_90", "mm.ph", line_info=False)
 
 
 def test_one_table_of_targets():
@@ -210,7 +209,7 @@ def test_the_plan_needs_neither_llvmlite_nor_numpy():
     code = ("import sys\nimport phobos_tools.analyzer.smem, phobos_tools.analyzer.resources\n"
             "from phobos_tools.analyzer import check_source\n"
             f"r = check_source({DECISIONS!r}, 'k.ph', arch='sm_75')\n"
-            "from phobos_tools.analyzer.resources import plan\nplan(r.semantics.kernels[0]).total\n"
+            "from phobos_tools.analyzer.resources import plan\nplan(r.semantics.kernels[0], r.analyses[0]).total\n"
             "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('llvmlite', 'numpy'))\n"
             "assert not bad, bad\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from phobos_tools.simulator import DynamicCheckFailed, loads
+from phobos_tools.run import DynamicCheckFailed, loads
 
 
 def fails(src, *args, grid=(1,), unchecked=True, **kw) -> DynamicCheckFailed:

@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from phobos_tools.simulator import DynamicCheckFailed, load
+from phobos_tools.run import DynamicCheckFailed, load
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
@@ -54,7 +54,8 @@ def test_lanes_matvec_at_4096_by_1024_runs_its_ctas_as_one_vector(monkeypatch):
     """Issue 7's bar: CTAs of a kernel without atomics run together, so the spec's matvec at
     N = 4096, K = 1024 (1024 CTAs of 128 threads) is one batch of numpy vectors, not 1024 runs.
     Its time is a benchmark's figure (benchmarks/sim_vs_numba.py), not a unit test's."""
-    from phobos_tools.simulator import launch, loads
+    from phobos_tools.run import loads
+    from phobos_tools.simulator import launch
     made = []
 
     class Counting(launch.Machine):

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from phobos_tools.simulator import DynamicCheckFailed, loads
+from phobos_tools.run import DynamicCheckFailed, loads
 
 
 def fails(src, *args, grid=(1,)) -> DynamicCheckFailed:

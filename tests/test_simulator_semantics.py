@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from phobos_tools.simulator import DynamicCheckFailed, loads
+from phobos_tools.run import DynamicCheckFailed, loads
 from phobos_tools.simulator.launch import uses_once_per_cta
 
 
@@ -286,7 +286,7 @@ kernel k(O: tensor<i32>[1]) {
     (lambda k, W, x, y: k(W, x, y, grid=1, device="tpu"), "device is one of sim, gpu"),
 ])
 def test_argument_errors_name_the_parameter(call, message):
-    from phobos_tools.simulator import ArgumentError, load
+    from phobos_tools.run import ArgumentError, load
     k = load("examples/lanes_matvec.ph").kernel()
     W, x, y = np.zeros((8, 128), np.float32), np.zeros((1, 128), np.float32), np.zeros((1, 8), np.float32)
     with pytest.raises(ArgumentError, match=None) as err:
@@ -303,14 +303,14 @@ kernel k(O: tensor<f32>[1], a: i8, b: bool, c: f16) {
   }
 }
 """
-    from phobos_tools.simulator import ArgumentError
+    from phobos_tools.run import ArgumentError
     k = loads(src).kernel()
     O = np.zeros(1, np.float32)
     k(O, -3, True, 0.5, grid=1)
     assert O[0] == -2.5
     for bad, message in [((O, 300, True, 0.5), "`a` = 300 does not fit in i8"),
                          ((O, 1, 1, 0.5), "`b` is a bool, not int"),
-                         ((O, 1.5, True, 0.5), "`a` is an i8, not the float 1.5"),
+                         ((O, 1.5, True, 0.5), "`a` is an i8, not the fraction 1.5"),
                          ((O, 1, True, 1e6), "`c` = 1000000.0 does not fit in f16")]:
         with pytest.raises(ArgumentError) as err:
             k(*bad, grid=1)

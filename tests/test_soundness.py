@@ -80,7 +80,7 @@ kernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {
 }
 """
     from fuzz_harness import GRIDS
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     k = loads(src).kernel()
     A = np.arange(64, dtype=np.float32)
     O = np.zeros(64, np.float32)
@@ -113,7 +113,7 @@ kernel k(F: tensor<i32>[8], O: tensor<i32>[64]) {{
 @pytest.mark.parametrize("code", sorted(WHILE_CONDITION))
 def test_the_simulator_sees_the_while_condition_counterexample(code):
     """The dynamic side of the gap below: the op runs again only in the threads still in the loop."""
-    from phobos_tools.simulator import DynamicCheckFailed, loads
+    from phobos_tools.run import DynamicCheckFailed, loads
     k = loads(_while_kernel(WHILE_CONDITION[code]), unchecked=True).kernel()
     with pytest.raises(DynamicCheckFailed) as e:
         k(np.zeros(8, np.int32), np.zeros(64, np.int32), grid=(1,))
@@ -143,7 +143,7 @@ def test_a_uniform_store_of_nan_is_not_a_per_thread_store():
     """Found by the fuzzer (fixed in bcea99d): a store uniform in value, index and control whose value
     is NaN counted as a per-thread store (values compared with ==, and NaN != NaN), so the CTA-wide
     read after it fired PH303 on a kernel the analysis rightly accepts (LANGUAGE §9.4)."""
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     assert check_source(NAN_STORE).ok
     k = loads(NAN_STORE).kernel()
     O = np.zeros((1, 32), np.float32)
@@ -153,7 +153,7 @@ def test_a_uniform_store_of_nan_is_not_a_per_thread_store():
 
 def test_a_point_read_of_a_uniform_nan_store_is_no_race():
     """The same NaN store read back by point was reported as a racy point read (PH401)."""
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     src = NAN_STORE.replace("O[0 :+ 1, 0 :+ 32] = u", "O[0, ctx.thread] = u[0, 0]")
     assert check_source(src).ok
     k = loads(src).kernel()

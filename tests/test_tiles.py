@@ -410,7 +410,7 @@ def test_functions_return_tiles_in_a_tile_of_their_own(s):
     rows = [r for r in range(4) if A[r, 0] > s]
     close(a["F"][0], (a64[rows[0]] if rows else 0 * a64[0]) + 1, 1e-6)
     # the simulator agrees
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     b = {k: (v.copy() if k == "A" else np.zeros_like(v)) for k, v in a.items()}
     loads(TILE_RESULTS, "k.ph").kernel()(b["A"], b["O"], b["S"], b["F"], s, grid=(2,))
     for k in ("O", "S", "F"):
@@ -454,7 +454,7 @@ kernel k(X: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
 
 @pytest.mark.parametrize("name", ORDER)
 def test_calls_in_a_tile_statement_run_before_its_tiles_are_read(name):
-    from phobos_tools.simulator import loads
+    from phobos_tools.run import loads
     src = ORDER[name]
     X = (rng.random((1, 32)) * 6).astype(np.float32)
     a = {"X": X.copy(), "O": np.zeros((1, 32), np.float32)}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from phobos_tools.analyzer import check_source
-from phobos_tools.analyzer.resources import check, tile_bytes
+from phobos_tools.analyzer import resources
+from phobos_tools.analyzer.resources import tile_bytes
 from phobos_tools.language.targets import TARGETS
 from phobos_tools.language.types import F32, Tile
 from phobos_tools.lowering.shared import TARGET_LIMIT
@@ -18,7 +19,12 @@ def program(src: str):
     r = check_source(src, "t.ph")
     assert all(d.code in ("PH211", "PH212") for d in r.diagnostics if d.severity == "error"), \
         [(d.code, d.message) for d in r.diagnostics]
-    return r.semantics
+    return r
+
+
+def check(r, arch: str) -> list:
+    """phobos-check --arch ARCH's resource diagnostics of a checked program."""
+    return resources.check(r.semantics, arch, r.analyses)
 
 
 def kernel(body: str, launch: str = "@launch(256)") -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .codes import code_name
+
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
@@ -59,8 +61,6 @@ class Diagnostic:
 
     @property
     def name(self) -> str:
-        from .codes import code_name
-
         return code_name(self.code)
 
     def sort_key(self) -> tuple[int, int, str]:

@@ -26,6 +26,7 @@ from itertools import islice
 
 from ...language.ops import OpClass
 from .schema import UNIFORM
+from .paths import unsynced_paths
 
 
 @dataclass(eq=False)
@@ -276,6 +277,5 @@ def solve(facts) -> Derived:
         if op.cls is OpClass.CTA_WIDE and op.name != "slice":
             out.cta_reads.setdefault(buf, []).append((op_id, name))
     if out.per_thread_stores:
-        from .paths import unsynced_paths
         out.unsynced, out.dropped = unsynced_paths(facts, out)
     return out

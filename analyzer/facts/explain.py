@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ...language.builtins import ATOMICS
 from ..diagnostics.model import Label
+from ..cfg import COND
 from ..syntax import ast as A
 from ..syntax.printer import expr as show
 from .schema import UNIFORM, VARYING, differs
@@ -39,94 +40,118 @@ def subject_of_origin(origin) -> str:
 
 def chain_labels(facts, key) -> tuple[list[Label], tuple | None]:
     """Labels explaining why ``key`` (a derived-node key) has its kind, and the last reason."""
+    writer = _ChainWriter(facts)
     derived = facts.derived
-    steps = derived.chain(key)
-    labels: list[Label] = []
-    subject = None
-    last_reason = None
-    values = facts.values
-    sites = facts.cfg.sites
-    for node_key, reason in steps:
+    for node_key, reason in derived.chain(key):
         if reason is None:
             continue
         kind = derived.of(node_key)
-        if kind == UNIFORM:
-            continue
-        tag = reason[0]
+        if kind != UNIFORM:
+            getattr(writer, "on_" + reason[0], _ChainWriter.on_other)(reason, kind)
+    return writer.labels, writer.last_reason
+
+
+class _ChainWriter:
+    """The labels of one chain, a step at a time: ``on_<tag>`` for each tag of a reason
+    (facts/derive.py records them). ``subject`` is what the next label speaks of."""
+
+    def __init__(self, facts):
+        self.values = facts.values
+        self.sites = facts.cfg.sites
+        self.labels: list[Label] = []
+        self.subject: str | None = None
+        self.last_reason: tuple | None = None
+
+    def add(self, span, text: str) -> None:
+        self.labels.append(Label(span, text))
+
+    @staticmethod
+    def on_other(reason, kind) -> None:
+        """A step that says nothing of its own (its next step does)."""
+
+    # where a kind starts: the next label's subject
+    def on_seed(self, reason, kind) -> None:
+        self.subject = subject_of_origin(reason[1])
+
+    def on_use(self, reason, kind) -> None:
+        self.subject = f"`{reason[1].name}`"
+
+    def on_result(self, reason, kind) -> None:
+        self.subject = f"the result of `{reason[1].name}`"
+
+    # a binding takes the kind of its value
+    def on_init(self, reason, kind) -> None:
+        b, v = reason[1], reason[2]
+        at = self.sites[self.values[v].node]
         d = differs(kind)
-        if tag == "seed":
-            subject = subject_of_origin(reason[1])
-            continue
-        if tag == "use":
-            subject = f"`{reason[1].name}`"
-            continue
-        if tag == "result":
-            subject = f"the result of `{reason[1].name}`"
-            continue
-        if tag in ("init", "bound"):
-            b, v = reason[1], reason[2]
-            at = sites[values[v].node]
-            if b.kind == "param" and at.kind == "call":
-                sp = at.ast.span           # an argument: the function's parameter takes its kind
-                text = (f"{subject} {d}, so parameter `{b.name}` of `{at.ast.func}` does "
-                        f"(inlined from {sp.line}:{sp.column})")
-            else:
-                text = f"{subject} {d}, so `{b.name}` does"
-            labels.append(Label(values[v].expr.span, text))
-            subject = f"`{b.name}`"
-        elif tag == "assigned_under":
-            b, node = reason[1], reason[2]
-            labels.append(Label(sites[node].ast.span,
-                                f"`{b.name}` is assigned here under control that {d}, so `{b.name}` does"))
-            subject = f"`{b.name}`"
-        elif tag == "returned":
-            callee, v = reason[1], reason[2]
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so the result of `{callee.name}` does"))
-            subject = f"the result of `{callee.name}`"
-        elif tag == "returned_under":
-            callee, node = reason[1], reason[2]
-            labels.append(Label(sites[node].ast.span,
-                                f"`{callee.name}` returns here under control that {d}, so its result does"))
-            subject = f"the result of `{callee.name}`"
-        elif tag == "cond" and _left_operand(sites[reason[1]]):
+        if b.kind == "param" and at.kind == "call":
+            sp = at.ast.span           # an argument: the function's parameter takes its kind
+            text = (f"{self.subject} {d}, so parameter `{b.name}` of `{at.ast.func}` does "
+                    f"(inlined from {sp.line}:{sp.column})")
+        else:
+            text = f"{self.subject} {d}, so `{b.name}` does"
+        self.add(self.values[v].expr.span, text)
+        self.subject = f"`{b.name}`"
+
+    on_bound = on_init
+
+    def on_assigned_under(self, reason, kind) -> None:
+        b, node = reason[1], reason[2]
+        self.add(self.sites[node].ast.span,
+                 f"`{b.name}` is assigned here under control that {differs(kind)}, so `{b.name}` does")
+        self.subject = f"`{b.name}`"
+
+    def on_returned(self, reason, kind) -> None:
+        callee, v = reason[1], reason[2]
+        self.add(self.values[v].expr.span, f"{self.subject} {differs(kind)}, so the result of `{callee.name}` does")
+        self.subject = f"the result of `{callee.name}`"
+
+    def on_returned_under(self, reason, kind) -> None:
+        callee, node = reason[1], reason[2]
+        self.add(self.sites[node].ast.span,
+                 f"`{callee.name}` returns here under control that {differs(kind)}, so its result does")
+        self.subject = f"the result of `{callee.name}`"
+
+    # control: conditions, the calls a body is inlined at, early exits, loops going on
+    def on_cond(self, reason, kind) -> None:
+        p, v = reason[1], reason[2]
+        if _left_operand(self.sites[p]):
             # the left operand of `&&`/`||` in a condition: what follows it in the condition
             # runs only where it lets it (it is not inside the branch)
-            v = reason[2]
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
-                                                     "runs only where it allows"))
-            last_reason = ("guard", v)
-        elif tag == "cond":
-            p, v = reason[1], reason[2]
-            what = "the loop's bounds do" if isinstance(sites[p].ast, A.For) else "this condition does"
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so {what}"))
-            last_reason = reason
-        elif tag == "parent":
-            p = reason[1]
-            psite = sites[p]
-            if psite.kind == "call":
-                sp = psite.ast.span
-                labels.append(Label(sp, f"inlined from {sp.line}:{sp.column}: the body of "
-                                        f"`{psite.ast.func}` runs under the control of this call"))
-        elif tag == "raise":
-            node, how = reason[1], reason[2]
-            some = f"some {who(kind)}"
-            text = {"break": f"{some} leave the loop here, so the loop runs on without them",
-                    "continue": f"{some} skip the rest of the iteration here",
-                    "return": f"{some} return here, so what follows runs without them"}[how]
-            labels.append(Label(sites[node].ast.span, text))
-            last_reason = reason
-        elif tag == "loop_again":
-            header, decider = reason[1], reason[2]
-            whole = sites[decider].whole_condition
-            labels.append(Label(getattr(whole, "span", None) or sites[header].ast.span,
-                                f"so later iterations test the loop's condition only in the {who(kind)} still looping"))
-            last_reason = reason
-        elif tag == "guard":
-            v = reason[1]
-            labels.append(Label(values[v].expr.span, f"{subject} {d}, so what follows it in `&&`/`||` "
-                                                     "runs only where it allows"))
-            last_reason = reason
-    return labels, last_reason
+            self.on_guard(("guard", v), kind)
+            return
+        what = "the loop's bounds do" if isinstance(self.sites[p].ast, A.For) else "this condition does"
+        self.add(self.values[v].expr.span, f"{self.subject} {differs(kind)}, so {what}")
+        self.last_reason = reason
+
+    def on_guard(self, reason, kind) -> None:
+        v = reason[1]
+        self.add(self.values[v].expr.span, f"{self.subject} {differs(kind)}, so what follows it in `&&`/`||` "
+                                           "runs only where it allows")
+        self.last_reason = reason
+
+    def on_parent(self, reason, kind) -> None:
+        psite = self.sites[reason[1]]
+        if psite.kind == "call":
+            sp = psite.ast.span
+            self.add(sp, f"inlined from {sp.line}:{sp.column}: the body of "
+                         f"`{psite.ast.func}` runs under the control of this call")
+
+    def on_raise(self, reason, kind) -> None:
+        node, how = reason[1], reason[2]
+        some = f"some {who(kind)}"
+        text = {"break": f"{some} leave the loop here, so the loop runs on without them",
+                "continue": f"{some} skip the rest of the iteration here",
+                "return": f"{some} return here, so what follows runs without them"}[how]
+        self.add(self.sites[node].ast.span, text)
+        self.last_reason = reason
+
+    def on_loop_again(self, reason, kind) -> None:
+        header, decider = reason[1], reason[2]
+        whole = self.sites[decider].whole_condition
+        self.add(getattr(whole, "span", None) or self.sites[header].ast.span,
+                 f"so later iterations test the loop's condition only in the {who(kind)} still looping")
+        self.last_reason = reason
 
 
 def _is_ctx(e, field: str) -> bool:
@@ -243,7 +268,6 @@ def _loop_bounds(sites, last_reason) -> bool:
 
 def _left_operand(site) -> bool:
     """A condition node that is a left operand of `&&`/`||` (not the last of its condition)."""
-    from ..cfg import COND
     return site.kind == COND and site.whole_condition is None and not isinstance(site.ast, A.For)
 
 

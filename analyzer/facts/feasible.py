@@ -32,6 +32,7 @@ are deduplicated by their formula, and a question with nothing to decide is neve
 from __future__ import annotations
 
 from ..cfg import COND
+from ..constants import affine, constant_of
 from ..syntax import ast as A
 from ...language.types import Scalar
 
@@ -208,7 +209,6 @@ class PathQuestions:
         segment goes round it only keeps more paths (sound). Empty when no branch says
         anything."""
         z3 = self.z3
-        sites = self.cfg.sites
         succ = self.cfg.graph.succ
         ins: dict = {}
         outs: dict = {}
@@ -529,8 +529,6 @@ def _common(a: tuple, b: tuple) -> tuple:
 
 
 def _constant(e, inst):
-    from ..constants import affine, constant_of
-
     def const(n):
         b = inst.resolution.get(id(n))
         if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int) \

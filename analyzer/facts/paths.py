@@ -19,6 +19,8 @@ benchmarks/path_queries.py).
 
 from __future__ import annotations
 
+from .feasible import PathQuestions
+
 
 class Adjacency:
     """The CFG's edges without the barrier nodes, as lists made from the graph the first time a
@@ -134,7 +136,6 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
                 common = _common(sites[s].loops, sites[r].loops)
                 for carrier, segments in _paths(walks, cfg, s, r, common, reach):
                     if questions is None:
-                        from .feasible import PathQuestions
                         questions = PathQuestions(facts)
                     feasible, undecided = questions.feasible(s, r, carrier, segments)
                     if feasible:

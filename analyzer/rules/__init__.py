@@ -4,10 +4,10 @@
 
 from __future__ import annotations
 
+from .registry import all_rules
+
 
 def run(facts) -> list:
-    from .registry import all_rules
-
     out = []
     for rule in all_rules():
         for match in rule.query(facts):

@@ -6,9 +6,11 @@ and ``diagnose(match)`` building a Diagnostic."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import pkgutil
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 SPEC_PAGE = "per-thread-values.md"
 
@@ -25,12 +27,10 @@ class Rule:
 @lru_cache(maxsize=1)
 def all_rules() -> tuple:
     """The rule modules, sorted by code."""
-    from .. import rules as package
-
     mods = []
-    for info in pkgutil.iter_modules(package.__path__):
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
         if info.name[:2] == "ph" and info.name[2:5].isdigit():
-            mods.append(importlib.import_module(f"{package.__name__}.{info.name}"))
+            mods.append(importlib.import_module(f"{__package__}.{info.name}"))
     return tuple(sorted(mods, key=lambda m: m.RULE.code))
 
 
@@ -45,5 +45,4 @@ def explain_text(code: str) -> str | None:
     m = rule_for(code)
     if m is None:
         return None
-    import inspect
     return inspect.cleandoc(m.__doc__ or "")

@@ -12,7 +12,6 @@ Recursion here follows the tree, whose depth the parser bounds (parser.MAX_NESTI
 
 from __future__ import annotations
 
-from ..constants import parse_define
 from ..diagnostics.model import Diagnostic, Span
 from .builtins import BuiltinCalls
 from .context import Body, Context, Part, reserved_what
@@ -21,6 +20,7 @@ from .expressions import Expressions
 from .model import RESERVED, Binding, Instance, KernelInfo, ProgramInfo, Scope  # noqa: F401 (the API)
 from .statements import Statements
 from ..syntax import ast as A
+from ...language.literals import DefineError, define_value
 from ...language.types import BOOL, ERROR, F32, I32, ErrorType, Tensor, Tile
 
 
@@ -50,6 +50,7 @@ class Checker(Part):
                 part.__dict__.pop(name, None)
         self.parts = ()
         self.cx.body = None
+        self.cx.parts.clear()
 
     # ---- entry
     def run(self) -> ProgramInfo:
@@ -155,18 +156,15 @@ class Checker(Part):
             kinfo.extents.append(name)
 
 
-def parse_defines(defines: dict[str, str] | None, diagnostics: list[Diagnostic]) -> dict[str, object]:
+def parse_defines(defines: dict | None, diagnostics: list[Diagnostic]) -> dict[str, object]:
+    """The ``-D`` bindings' values (language/literals.define_value, as the command line reads
+    them); each one the language does not allow is a PH206 diagnostic."""
     out: dict[str, object] = {}
     for name, text in (defines or {}).items():
-        v = parse_define(str(text))
-        if v is None:
-            diagnostics.append(Diagnostic("PH206", f"-D {name}={text}: the value must be an integer, a float, "
-                                          "true or false", Span(1, 1, 1, 1)))
-            continue
-        if name in RESERVED:
-            diagnostics.append(Diagnostic("PH206", f"-D {name}: `{name}` is reserved", Span(1, 1, 1, 1)))
-            continue
-        out[name] = v
+        try:
+            out[name] = define_value(name, text)
+        except DefineError as e:
+            diagnostics.append(Diagnostic("PH206", str(e), Span(1, 1, 1, 1)))
     return out
 
 

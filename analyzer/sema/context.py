@@ -20,7 +20,8 @@ from ..diagnostics.model import ERROR as SEV_ERROR, Diagnostic, Span
 from ..syntax import ast as A
 from .helpers import constant_text
 from .model import RESERVED, Binding, Instance, Scope
-from ...language.types import TYPE_WORDS, Type
+from ...language import literals
+from ...language.types import Type
 
 
 @dataclass(eq=False)
@@ -61,7 +62,19 @@ class Context:
         self.call_stack: list[str] = []
         self.inlined = 0                    # calls inlined into the kernel (or function) being checked
         self.unrolled: list[tuple[Span, int]] = []   # enclosing unrolled loops (factor span, factor), through calls too
-        self.body: Body | None = None
+        self.parts: list[Part] = []        # each keeps the current body as ``part.body`` (read very often)
+        self._body: Body | None = None
+
+    @property
+    def body(self) -> Body | None:
+        return self._body
+
+    @body.setter
+    def body(self, body: Body | None) -> None:
+        """Check ``body`` from now on: every part sees it as ``self.body``."""
+        self._body = body
+        for part in self.parts:
+            part.body = body
 
     @contextmanager
     def entering(self, body: Body):
@@ -108,8 +121,9 @@ class Context:
 
 
 class Part:
-    """One part of the semantic pass. ``cx`` is the shared context; the other parts are reached by
-    name (``self.exprs.expr(e)``), wired once by checker.Checker."""
+    """One part of the semantic pass. ``cx`` is the shared context and ``body`` the body being
+    checked (``cx.body``, kept here by the context as it changes); the other parts are reached
+    by name (``self.exprs.expr(e)``), wired once by checker.Checker."""
 
     decls: "Part"
     stmts: "Part"
@@ -118,13 +132,10 @@ class Part:
 
     def __init__(self, cx: Context):
         self.cx = cx
-
-    @property
-    def body(self) -> Body:
-        return self.cx.body
+        self.body: Body | None = cx.body
+        cx.parts.append(self)
 
 
 def reserved_what(name: str) -> str:
     """What a reserved name already is, for PH103."""
-    return ("a type name" if name in TYPE_WORDS else "reserved for the thread's context" if name == "ctx"
-            else "a built-in")
+    return "reserved for the thread's context" if name == "ctx" else literals.reserved_what(name)

@@ -12,8 +12,8 @@ from .model import (CTX_PATHS, Binding)
 from ..syntax import ast as A
 from .context import Part
 from ..syntax.printer import expr as source_of
-from ...language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, VOID, ErrorType,
-                    Run, Scalar, Tensor, Tile, Type, arith_join, assignable, literal_fits, promote_int, settle, an)
+from ...language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, ErrorType,
+                    Run, Scalar, Tensor, Tile, Type, Void, arith_join, assignable, literal_fits, promote_int, settle, an)
 
 
 class Expressions(Part):
@@ -179,7 +179,7 @@ class Expressions(Part):
         if isinstance(lt, ErrorType) or isinstance(rt, ErrorType):
             return ERROR
         for t in (lt, rt):
-            if isinstance(t, (Tensor,)) or t == VOID or isinstance(t, type(VOID)):
+            if isinstance(t, (Tensor, Void)):
                 self.cx.error("PH117", f"{name} cannot apply to {an(_describe(t))}", span,
                            help="slice the tensor (`A[r :+ R, c :+ C]`) or read one element (`A[i, j]`)"
                            if isinstance(t, Tensor) else None)
@@ -221,9 +221,12 @@ class Expressions(Part):
         if isinstance(lt, Scalar) and isinstance(rt, Scalar):
             if joined is not None and not joined.is_weak and joined != BOOL:
                 if isinstance(node, A.Binary):
-                    if (self.body.inst.types.get(id(node.lhs)) or lt).is_weak if isinstance(self.body.inst.types.get(id(node.lhs)), Scalar) else False:
+                    types = self.body.inst.types
+                    left = types.get(id(node.lhs))
+                    if isinstance(left, Scalar) and left.is_weak:
                         self.settle_expr(node.lhs, joined)
-                    if isinstance(self.body.inst.types.get(id(node.rhs)), Scalar) and self.body.inst.types[id(node.rhs)].is_weak:
+                    right = types.get(id(node.rhs))
+                    if isinstance(right, Scalar) and right.is_weak:
                         self.settle_expr(node.rhs, joined if op not in ("<<", ">>") else I32)
             elif result_elem == BOOL and joined is not None and joined.is_weak and isinstance(node, A.Binary):
                 self.settle_expr(node.lhs, settle(joined))

@@ -65,12 +65,7 @@ def _fixed(*dims) -> bool:
     return all(isinstance(d, int) for d in dims)
 
 
-def _sub_exprs(s):
-    if isinstance(s, A.Point):
-        return [s.index]
-    if isinstance(s, A.SpanSub):
-        return [s.start, s.length]
-    return [x for x in (s.lo, s.hi) if x is not None]
+_sub_exprs = A.sub_exprs
 
 
 def _sub_text(s) -> str:

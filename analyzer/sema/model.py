@@ -10,11 +10,9 @@ from ...language.ops import OpInfo
 from ..syntax import ast as A
 from ...language.types import Run, Scalar, Type
 
-from ...language.builtins import BUILTINS
-from ...language.types import TYPE_WORDS
+from ...language.literals import RESERVED  # noqa: F401 (the names a program cannot declare)
 
 DEFAULT_THREADS = 256
-RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}
 
 CTX_PATHS = {
     ("block", "x"), ("block", "y"), ("block", "z"),

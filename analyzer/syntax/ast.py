@@ -323,6 +323,17 @@ class Program:
 
 
 # ---------------------------------------------------------------- walking expressions
+def sub_exprs(s) -> list:
+    """The expressions of one subscript: a point's index, a span's start and length, a
+    range's bounds (those written)."""
+    ts = type(s)
+    if ts is Point:
+        return [s.index]
+    if ts is SpanSub:
+        return [s.start, s.length]
+    return [x for x in (s.lo, s.hi) if x is not None]
+
+
 def subscript_exprs(e: Index) -> list:
     """The expressions of an index's subscripts, left to right."""
     out = []

@@ -24,7 +24,7 @@ from ..diagnostics.model import Diagnostic, Span
 from . import ast as A
 from ...language.builtins import BUILTINS
 from ...language.types import C_TYPES, SCALARS, an
-from .tokens import GENERIC_MODES, LexStats, Tok, generic_parts, int_value, tokenize
+from .tokens import GENERIC_MODES, KEYWORDS, PUNCT, LexStats, Tok, generic_parts, int_value, tokenize
 
 
 
@@ -464,7 +464,6 @@ def _describe(tok: Tok) -> str:
 
 
 def _expected_text(expected: set[str]) -> str:
-    from .tokens import KEYWORDS, PUNCT
     names = {v: k for k, v in PUNCT.items() if v != "AUGOP"}
     names.update({v: k for k, v in KEYWORDS.items()})
     shown = []

@@ -165,9 +165,7 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
         col = end - len(value) - line_start + 1
         end_col = end - line_start + 1
         if tkind is None:  # badnum: reported, then parsed as the number it was meant to be
-            _bad_number(value, line, col, end_col, errors)
-            tkind = "INT" if value[:2] in ("0x", "0X") else "FLOAT"
-            value = "0" if tkind == "INT" else ("0" + value if value.startswith(".") else value + "0")
+            tkind, value = _bad_number(value, line, col, end_col, errors)
 
         if pending_nl is not None:
             if tkind == "LBRACE" or tkind == "ELSE":
@@ -182,18 +180,7 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
                 if tkind == "LBRACE" and len(brackets) > max_braces:
                     max_braces = len(brackets)
             else:
-                opener = _OPENER[tkind]
-                if opener in brackets:
-                    while brackets and brackets.pop() != opener:
-                        pass
-                if last_type == "COMMA" and tkind != "RBRACE":
-                    # LANGUAGE §2's lists (`param { "," param }`, arguments, attribute lists)
-                    # end without a comma: report it and parse on as if it were not there
-                    comma = tokens.pop()
-                    errors.append(Diagnostic(
-                        "PH005", f"a trailing comma before `{value}`",
-                        Span(comma.line, comma.column, comma.line, comma.end_column),
-                        label="nothing follows this comma", help="remove the `,`"))
+                _close(tokens, brackets, tkind, value, last_type, errors)
         n = len(tokens)
         if last_type in statement_starts:
             head_kind = tkind
@@ -216,6 +203,21 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
         stats.max_statement_tokens = max(max_stmt, len(tokens) - statement_start)
         stats.else_count = sum(1 for t in tokens if t.type == "ELSE")
     return tokens
+
+
+def _close(tokens: list, brackets: list, tkind: str, value: str, last_type, errors) -> None:
+    """A closing bracket: pop to its opener (if it was opened), and report a comma before it."""
+    opener = _OPENER[tkind]
+    if opener in brackets:
+        while brackets and brackets.pop() != opener:
+            pass
+    if last_type == "COMMA" and tkind != "RBRACE":
+        # LANGUAGE §2's lists (`param { "," param }`, arguments, attribute lists) end without a
+        # comma: report it and parse on as if it were not there
+        comma = tokens.pop()
+        errors.append(Diagnostic("PH005", f"a trailing comma before `{value}`",
+                                 Span(comma.line, comma.column, comma.line, comma.end_column),
+                                 label="nothing follows this comma", help="remove the `,`"))
 
 
 _OPENER = {"RPAR": "(", "RSQB": "[", "RBRACE": "{"}
@@ -259,7 +261,8 @@ _CHARACTER_HELP = {
 }
 
 
-def _bad_number(value, line, col, end_col, errors):
+def _bad_number(value, line, col, end_col, errors) -> tuple[str, str]:
+    """Report a malformed number (PH004); the token kind and value it is parsed on as."""
     if value.startswith("."):
         hint = f"write `0{value}`"
     elif value[-1] == ".":
@@ -268,6 +271,9 @@ def _bad_number(value, line, col, end_col, errors):
         hint = "a hex literal needs digits after `0x`"
     errors.append(Diagnostic("PH004", f"`{value}` is not a number", Span(line, col, line, end_col),
                              label="malformed number", help=hint))
+    if value[:2] in ("0x", "0X"):
+        return "INT", "0"
+    return "FLOAT", ("0" + value if value.startswith(".") else value + "0")
 
 
 def _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors) -> bool:

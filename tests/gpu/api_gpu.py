@@ -52,7 +52,7 @@ def _pytest_stand_in() -> None:
 def _on_gpu():
     """Every kernel call of the cases goes to the GPU (the cases pass no ``device``); returns
     what puts the simulator back."""
-    from phobos_tools.simulator import api
+    from phobos_tools import run as api
     call = api.Kernel.__call__
 
     def gpu_call(self, *args, grid, device="sim", max_loop_iterations=None, **kwargs):
@@ -76,7 +76,7 @@ def run_cases(only: set | None, report: dict, save) -> None:
     sys.path.insert(0, str(REPO / "tests"))
     _pytest_stand_in()
     import test_simulator_examples as ex
-    from phobos_tools.simulator import GPUUnavailable
+    from phobos_tools.run import GPUUnavailable
     restore = _on_gpu()
     try:
         _each_case(ex.CASES, only, report, save, GPUUnavailable)

@@ -56,7 +56,7 @@ def prepare(out: Path, count: int, seed: int, budget_s: float, log=print) -> dic
     from phobos_tools.analyzer import check_source
     from phobos_tools.lowering.build import build_source
     from phobos_tools.lowering.manifest import dumps
-    from phobos_tools.simulator import DynamicCheckFailed, loads
+    from phobos_tools.run import DynamicCheckFailed, loads
 
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)

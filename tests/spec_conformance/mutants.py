@@ -25,9 +25,10 @@ class Mutant:
 def _rule_removed(code: str):
     @contextmanager
     def patch():
+        from phobos_tools.analyzer import rules
         from phobos_tools.analyzer.rules import registry
         kept = tuple(m for m in registry.all_rules() if m.RULE.code != code)
-        with mock.patch.object(registry, "all_rules", lambda: kept):
+        with mock.patch.object(rules, "all_rules", lambda: kept):      # what rules.run reads
             yield
     return patch
 
@@ -66,7 +67,7 @@ def _after_control_emit(edit):
 def _back_edges_ignored():
     """The barrier paths stop at a loop's back edge: no back-edge facts, and none of the paths that
     paths.py carries through a loop (it walks latch -> header from the loop structure)."""
-    from phobos_tools.analyzer.facts import control, paths
+    from phobos_tools.analyzer.facts import control, derive, paths
     real_emit, real_paths = control.emit, paths.unsynced_paths
 
     def emit(cfg, facts):
@@ -76,7 +77,7 @@ def _back_edges_ignored():
     def unsynced(facts, derived):
         out, dropped = real_paths(facts, derived)
         return [p for p in out if p[4] is None], dropped
-    with mock.patch.object(control, "emit", emit), mock.patch.object(paths, "unsynced_paths", unsynced):
+    with mock.patch.object(control, "emit", emit), mock.patch.object(derive, "unsynced_paths", unsynced):
         yield
 
 
