@@ -29,6 +29,11 @@ Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracle
                  out-of-bounds access or undefined behaviour in the lowered module, is a finding;
                  ``--replay-differential SEED`` reruns one kernel and prints it.
 
+The soundness and differential phases also count the kernels holding each targeted shape of the
+generator (calls in `while` conditions, `&&`/`||` by position, built-ins with broadcast scalars,
+early exits in nested loops and inlined functions, loop-variable guards by template);
+``--kernels N`` stops each of them after N kernels.
+
 A "crash" is an exception, a traceback, PH900/PH901, an exit status outside 0/1/2/4, an unlocated
 diagnostic or output that does not parse; "slow" is a call over 10 s (30 s for a build). The
 summary table goes to stdout; each distinct finding (by signature) is listed with a reproduction
@@ -169,14 +174,16 @@ def _build_subprocess(path, tmp, data, timeout=60.0):
     return findings
 
 
-def phase_soundness(seed, deadline, target, tmp):
+def phase_soundness(seed, deadline, target, tmp, kernels=0):
     stats, findings = Stats(), []
     rng = random.Random(seed)
-    while time.perf_counter() < deadline and stats["accepted programs"] < target:
+    while time.perf_counter() < deadline and stats["accepted programs"] < target and \
+            not (kernels and stats["kernels"] >= kernels):
         gk = G.generate(random.Random(rng.getrandbits(64)), race_free=True)
         outcomes, f = H.soundness(gk, np.random.default_rng(rng.getrandbits(32)))
         findings += f
         stats["kernels"] += 1
+        _count_shapes(stats, gk)
         for o in outcomes:
             stats["inputs"] += 1
             stats["accepted programs" if o.accepted else "rejected programs"] += 1
@@ -200,16 +207,26 @@ def phase_soundness(seed, deadline, target, tmp):
     return stats, findings
 
 
-def phase_differential(seed, deadline, target):
+def _count_shapes(stats, gk) -> None:
+    """How many kernels hold each targeted shape of the generator (KernelGen.SHAPES; `sc-POS`
+    names the position of a `&&`/`||`, `loop-guard-T` the template, `-bad` one that needs a barrier
+    it lacks)."""
+    for name in set(gk.shapes):
+        stats[f"shape {name}"] += 1
+
+
+def phase_differential(seed, deadline, target, kernels=0):
     """Simulator against the lowered module on accepted race-free kernels: (stats, findings). Each
     finding names the kernel's seed, which ``--replay-differential`` takes."""
     stats, findings = Stats(), []
     rng = random.Random(seed)
-    while time.perf_counter() < deadline and stats["compared programs"] < target:
+    while time.perf_counter() < deadline and stats["compared programs"] < target and \
+            not (kernels and stats["inputs"] >= kernels):
         kseed = rng.getrandbits(64)
         gk = G.generate(random.Random(kseed), race_free=True)
         runs, f = H.differential(gk, np.random.default_rng(kseed % 2**32))
         stats["inputs"] += 1
+        _count_shapes(stats, gk)
         for x in f:
             x.detail = f"{x.detail}\n  kernel seed {kseed}: python benchmarks/fuzz.py --replay-differential {kseed}"
         findings += f
@@ -243,7 +260,7 @@ STRETCH = 1.5      # a phase short of its target may run over its share by this 
 
 
 def run_phase(args):
-    name, seed, deadline_s, target, deep_every, end = args
+    name, seed, deadline_s, target, deep_every, end, kernels = args
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
     # time.time(), not perf_counter: the workers compare it with the parent's end of budget
@@ -255,9 +272,9 @@ def run_phase(args):
         if name == "extremes":
             stats, findings = phase_extremes(seed, deadline, tmp)
         elif name == "soundness":
-            stats, findings = phase_soundness(seed, deadline, target, tmp)
+            stats, findings = phase_soundness(seed, deadline, target, tmp, kernels)
         elif name == "differential":
-            stats, findings = phase_differential(seed, deadline, target)
+            stats, findings = phase_differential(seed, deadline, target, kernels)
         else:
             stats, findings = phase_generated(name, seed, deadline, target, deep_every, tmp)
     stats["seconds"] = round(time.perf_counter() - t0, 1)
@@ -287,8 +304,10 @@ def merge(results):
 def table(by_phase, findings) -> str:
     kinds = ("crash", "slow", "unsound", "differential", "ptxas", "unlocated", "bad-output", "generator", "known")
     count = {p: Counter("known" if H.known_bug(f) else f.kind for n, f in findings if n == p) for p in by_phase}
-    head = f"{'phase':11s} {'inputs':>7s} {'accepted':>8s} {'rejected':>8s} {'built':>6s} {'sims':>6s} " + \
-        " ".join(f"{k:>9s}" for k in kinds) + f" {'seconds':>7s}"
+    # kernels: generated kernels (the soundness phase checks and runs each at every block size it
+    # declares, one program, an input, per block size); inputs, accepted and rejected count programs
+    head = f"{'phase':12s} {'kernels':>7s} {'inputs':>7s} {'accepted':>8s} {'rejected':>8s} {'built':>6s} " \
+        f"{'sims':>6s} " + " ".join(f"{k:>9s}" for k in kinds) + f" {'seconds':>7s}"
     rows = [head, "-" * len(head)]
     for p in PHASES:
         if p not in by_phase:
@@ -298,13 +317,18 @@ def table(by_phase, findings) -> str:
         rejected = s["rejected PH3xx"] + s["rejected front end"] + s["rejected"] + s["rejected programs"] + \
             s["skipped (rejected)"]
         built = s["built (cli)"] + s["built ok"] + s["built unsupported"] + s["built failed"] + s["compared programs"]
-        rows.append(f"{p:11s} {s['inputs']:7d} {accepted:8d} {rejected:8d} {built:6d} {s['sim runs']:6d} "
-                    + " ".join(f"{count[p][k]:9d}" for k in kinds) + f" {s['seconds']:7.1f}")
+        kernels = s["kernels"] or s["inputs"]
+        rows.append(f"{p:12s} {kernels:7d} {s['inputs']:7d} {accepted:8d} {rejected:8d} {built:6d} "
+                    f"{s['sim runs']:6d} " + " ".join(f"{count[p][k]:9d}" for k in kinds) + f" {s['seconds']:7.1f}")
     out = "\n".join(rows)
     for p in PHASES:
         if p in by_phase:
-            extra = {k: v for k, v in sorted(by_phase[p].items()) if k not in ("inputs", "seconds")}
+            extra = {k: v for k, v in sorted(by_phase[p].items())
+                     if k not in ("inputs", "seconds") and not k.startswith("shape ")}
             out += f"\n  {p}: " + ", ".join(f"{k} {v}" for k, v in extra.items())
+            shapes = {k[6:]: v for k, v in sorted(by_phase[p].items()) if k.startswith("shape ")}
+            if shapes:
+                out += f"\n  {p} shapes (kernels holding each): " + ", ".join(f"{k} {v}" for k, v in shapes.items())
     return out
 
 
@@ -376,6 +400,9 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     ap.add_argument("--target", type=int, default=10_000, help="inputs per generator phase (stops early)")
     ap.add_argument("--accepted", type=int, default=100_000, help="accepted programs for the soundness phase")
+    ap.add_argument("--kernels", type=int, default=0,
+                    help="generated kernels per soundness and differential phase, over all workers (stops early; "
+                         "default: no limit but the budget)")
     ap.add_argument("--deep-every", type=int, default=10, help="build and simulate every Nth generated input")
     ap.add_argument("--out", type=Path, help="write one input per distinct finding here")
     ap.add_argument("--shrink", action="store_true", help="shrink each written input (needs --out)")
@@ -399,11 +426,11 @@ def main(argv=None) -> int:
     for p in phases:
         share = wall * WEIGHTS[p] / total
         if p == "extremes":
-            tasks.append((p, args.seed, share * jobs, 0, args.deep_every, end))
+            tasks.append((p, args.seed, share * jobs, 0, args.deep_every, end, 0))
             continue
         for j in range(jobs):
             target = args.accepted if p in ("soundness", "differential") else -(-args.target // jobs)
-            tasks.append((p, args.seed * 1000 + j, share, target, args.deep_every, end))
+            tasks.append((p, args.seed * 1000 + j, share, target, args.deep_every, end, -(-args.kernels // jobs)))
     t0 = time.perf_counter()
     if jobs == 1:
         results = [run_phase(t) for t in tasks]

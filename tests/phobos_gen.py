@@ -5,7 +5,8 @@ A generated kernel draws its statements from the whole per-thread surface: scala
 fed by every `ctx` path, loads at uniform and varying addresses, nested `if`/`for`/`while`,
 `break`/`continue`/`return` under conditions of each kind, per-thread stores to a shared tile,
 barriers, tile copies and sweeps, lane and CTA collectives, shuffles, an atomic and an inlined
-function.
+function. (``kernels()`` is the small early strategy; ``KernelGen`` below is the grammar-wide one,
+with the targeted shapes.)
 """
 
 from __future__ import annotations
@@ -158,13 +159,29 @@ def kernels(draw):
 # control the same across a warp), and with a small probability deliberately breaks one, so the
 # analysis sees both sides of every rule.
 #
+# Beside the grammar-wide statements it writes targeted shapes (``KernelGen.SHAPES``, recorded in
+# ``GenKernel.shapes``), with the same tracking: calls of functions (HELPERS: their operations,
+# and which arguments raise the control inside them or flow into the result) in `while`
+# conditions, which run before every iteration under the control that the loop's `break`s and
+# `return`s raise (§9.3), with early exits of every kind in the body; `&&`/`||` with a barrier,
+# a collective or a shuffle (or a function holding one) on the right, in a `let`, an assignment,
+# a compound assignment, an argument, a `where` condition, a subscript, under `!`, in a store
+# (the right side runs under the left side's kind too, and only where the left side does not
+# decide, so a barrier there cuts a store-to-read path only after `true &&` and the like, §9.6);
+# tile built-ins over nested sweeps with broadcast scalars (uniform, or warp-uniform/varying as a
+# PH302 broken on purpose); early exits in inner loops with a CTA-wide operation in the outer
+# loop after them, and functions with loops and early `return`s called in a loop; and guards on
+# uniform loop variables around per-thread stores into `s` and CTA-wide reads of it, placed so
+# that a barrier is provably not needed (§9.6's examples) or, on purpose, needed and missing.
+#
 # Race-free (``race_free=True``, LANGUAGE §9.8): threads store per thread only into their own
 # elements (`s[0, ctx.thread]`, the view `sv`, `O[cid, 4 * ctx.thread + j]`, the run
 # `O[cid, 4 * ctx.thread :+ 4]`, the helper `put(s, ctx.thread, v)`); they read per thread only
 # their own elements, elements nothing stores per thread (`A`, `C`, `B`, `u`, `sq`: written only
 # CTA-wide or by a store uniform in value, index and control), or a neighbour's element of `s`
 # between two `barrier()`s. Every loop is bounded (for: at most a few iterations; while: a fresh
-# counter raised at the top of the body). Indices are masked into bounds (extents R, N are powers
+# counter raised at the top of the body, that the condition, a call's included, compares with a
+# bound of at most 3; the loops inside the functions have constant bounds). Indices are masked into bounds (extents R, N are powers
 # of two, N >= 4 * BLK; O has one row per CTA, G = the number of CTAs), integer division is by an
 # odd (so non-zero) divisor. Whatever the simulator reports on such a kernel other than what the
 # analysis rejected is then a bug in one of the two (or in this generator, which the harness
@@ -277,6 +294,131 @@ fn stotal(t: tile<f32>[1, L]) -> f32 {
 fn putg(X: tensor<f32>[RR, QQ], i: i32, j: i32, v: f32) {
   X[i, j] = v
 }
+
+// `while` conditions: a counter `i` against a bound `n` (so every loop ends), with the operations
+// each rule is about inside (LANGUAGE §6: the whole condition runs before every iteration)
+fn more(i: i32, n: i32) -> bool {
+  return i < n
+}
+
+fn more_sync(i: i32, n: i32) -> bool {
+  barrier()
+  return i < n
+}
+
+fn more_lanes(i: i32, n: i32) -> bool {
+  return i < max<over ctx.lane>(n)
+}
+
+fn more_cta(i: i32, n: i32) -> bool {
+  return min<over ctx.thread>(i) < n
+}
+
+fn more_atomic(X: tensor<i32>[QQ], i: i32, n: i32) -> bool {
+  let a = atomic_add(X[QQ - 1], 1)
+  return i + (a & 0) < n
+}
+
+fn more_early(i: i32, n: i32) -> bool {
+  if i >= n {
+    return false
+  }
+  return any<over ctx.lane>(i < n)
+}
+
+fn more_bar(i: i32, n: i32) -> bool {
+  if i >= n {
+    return false
+  }
+  barrier()
+  return true
+}
+
+fn more_shfl(i: i32, n: i32) -> bool {
+  return i < n && shfl<xor 1>(i) < n
+}
+
+// the right sides of `&&` and `||` (LANGUAGE §9.3: they run under the left side's kind too)
+fn synced(x: i32) -> bool {
+  barrier()
+  return x > 0
+}
+
+fn lanes_any(x: i32) -> bool {
+  return any<over ctx.lane>(x > 0)
+}
+
+fn cta_all(x: i32) -> bool {
+  return all<over ctx.thread>(x >= 0)
+}
+
+fn nbr_pos(x: i32) -> bool {
+  return shfl<down 1>(x) > 0
+}
+
+fn pick(c: bool, a: i32, b: i32) -> i32 {
+  if c {
+    return a
+  }
+  return b
+}
+
+// loops with early exits inside inlined functions
+fn scan(X: tensor<i32>[QQ], n: i32) -> i32 {
+  for i in range(0, 4) {
+    for j in range(0, 4) {
+      if X[(i * 4 + j) & (QQ - 1)] > n {
+        return i * 4 + j
+      }
+    }
+  }
+  return -1
+}
+
+fn firstw(n: i32) -> i32 {
+  for i in range(0, 4) {
+    if i == n {
+      return i
+    }
+  }
+  return max<over ctx.lane>(n)
+}
+
+fn cutoff(n: i32) -> i32 {
+  var acc = 0
+  for i in range(0, 4) {
+    if i > n {
+      break
+    }
+    acc += i
+  }
+  return sum<over ctx.thread>(acc)
+}
+
+fn stepsync(n: i32) -> i32 {
+  var acc = 0
+  for i in range(0, 3) {
+    if i >= n {
+      return acc
+    }
+    barrier()
+    acc += i
+  }
+  return acc
+}
+
+fn skipsum(n: i32) -> i32 {
+  var acc = 0
+  var i = 0
+  while i < 4 {
+    i += 1
+    if i == n {
+      continue
+    }
+    acc += i
+  }
+  return sum<over ctx.lane>(acc)
+}
 """
 
 GEN_PARAMS = ("A: tensor<f32>[R, N], C: tensor<i32>[N], B: tensor<i8>[N], O: tensor<f32>[G, N], "
@@ -301,11 +443,56 @@ class GenVar:
     mutable: bool = False
     tainted: bool = False   # may be assigned values more varying than ``kind`` (a rule broken on purpose)
     loop: bool = False      # a `for` variable
+    lo: str = ""            # a `for` variable's bounds, when they are plain enough to repeat in a guard
+    hi: str = ""
 
 
 @_dataclass
 class _Loop:
     exit_kind: int     # how varying its break / continue / return (and so its whole body) may be
+    sync_head: bool = False   # a `barrier()` runs before every entry into the body (a `while` condition)
+
+
+@_dataclass(frozen=True)
+class _Helper:
+    """A function of GEN_FUNCTIONS as the kind tracking sees it (LANGUAGE §9.2, §9.3)."""
+
+    name: str
+    params: tuple      # i32 bool f32, or a tensor argument passed by name ("F", "C")
+    ret: str
+    need: int          # the most varying control its operations allow (V: it has none)
+    raise_by: tuple    # the parameters whose kinds raise the control inside (early exits on them)
+    result_by: tuple   # the parameters whose kinds flow into the result
+    base: int = 0      # the result's kind at least (a lane collective's: warp-uniform)
+    sync: bool = False  # it runs `barrier()` whenever it returns true (a `while` condition's head)
+
+
+HELPERS = {h.name: h for h in (
+    _Helper("more", ("i32", "i32"), "bool", 2, (), (0, 1)),
+    _Helper("more_sync", ("i32", "i32"), "bool", 0, (), (0, 1), sync=True),
+    _Helper("more_lanes", ("i32", "i32"), "bool", 1, (), (0,), 1),
+    _Helper("more_cta", ("i32", "i32"), "bool", 0, (), (1,)),
+    _Helper("more_atomic", ("F", "i32", "i32"), "bool", 0, (), (1, 2)),
+    _Helper("more_early", ("i32", "i32"), "bool", 1, (0, 1), (0, 1), 1),
+    _Helper("more_bar", ("i32", "i32"), "bool", 0, (0, 1), (0, 1), sync=True),
+    _Helper("more_shfl", ("i32", "i32"), "bool", 1, (0, 1), (0, 1)),
+    _Helper("synced", ("i32",), "bool", 0, (), (0,), sync=True),
+    _Helper("lanes_any", ("i32",), "bool", 1, (), (), 1),
+    _Helper("cta_all", ("i32",), "bool", 0, (), ()),
+    _Helper("nbr_pos", ("i32",), "bool", 1, (), (0,)),
+    _Helper("pick", ("bool", "i32", "i32"), "i32", 2, (0,), (0, 1, 2)),
+    _Helper("scan", ("C", "i32"), "i32", 2, (1,), (1,)),
+    _Helper("firstw", ("i32",), "i32", 1, (0,), (0,), 1),
+    _Helper("cutoff", ("i32",), "i32", 0, (), ()),
+    _Helper("stepsync", ("i32",), "i32", 0, (0,), (0,)),
+    _Helper("skipsum", ("i32",), "i32", 1, (), (), 1),
+)}
+WHILE_HELPERS = ("more", "more_sync", "more_lanes", "more_cta", "more_atomic", "more_early", "more_bar",
+                 "more_shfl")
+SIDE_HELPERS = ("synced", "lanes_any", "cta_all", "nbr_pos", "more_sync", "more_early", "more_shfl")
+I32_HELPERS = ("pick", "scan", "firstw", "cutoff", "stepsync", "skipsum")
+# where a `&&` / `||` may stand (the shape `short_circuit` puts one in each)
+SC_POSITIONS = ("let", "assign", "argument", "where", "subscript", "not", "compound", "store", "if", "while")
 
 
 @_dataclass
@@ -317,6 +504,7 @@ class GenKernel:
     race_free: bool
     violations: int = 0            # rules the generator broke on purpose (0: it meant to be accepted)
     notes: list = _field(default_factory=list)
+    shapes: tuple = ()             # the targeted shapes it contains (KernelGen.SHAPES), for the fuzz table
 
 
 I32_UNIFORM = ["k", "N", "R", "cid", "ctx.block.x", "ctx.block.y", "ctx.block.z", "ctx.blocks.x",
@@ -328,6 +516,24 @@ I32_HUGE = ["2147483647", "-2147483648", "0x7fffffff", "0x10000", "-0x1F"]
 
 # the names a kernel of KernelGen reads each buffer through (views included)
 _NAMES_OF = {"u": ("u",), "sq": ("sq",), "s": ("s", "sv"), "O": ("O", "ov")}
+
+
+def _plain(text: str) -> str:
+    """``text``, parenthesized, when it may be written again in a guard with the same value (no
+    call, load, collective or shuffle: nothing that runs an operation); else ""."""
+    if _re_plain.fullmatch(text) and not _re_call.search(text) and \
+            set(_re_name.findall(text)) <= _PLAIN_NAMES:
+        return text if _re_atom.fullmatch(text) else f"({text})"
+    return ""
+
+
+_re_plain = re.compile(r"[A-Za-z0-9_ .+\-*&()]+")
+_re_call = re.compile(r"\w\s*\(")
+_re_atom = re.compile(r"[A-Za-z0-9_.]+")
+_re_name = re.compile(r"[A-Za-z_]\w*")
+# parameters, lets and `ctx` fields: the same value wherever they are written (no generated var)
+_PLAIN_NAMES = {"k", "N", "R", "cid", "BLK", "ctx", "block", "blocks", "x", "y", "z", "threads", "warps", "lanes",
+                "warp", "lane", "thread"}
 
 
 class KernelGen:
@@ -356,6 +562,7 @@ class KernelGen:
         self.violations = 0
         self.lines: list[str] = []
         self.indent = 1
+        self.shapes: list[str] = []    # the targeted shapes written (SHAPES), in order
 
     # ------------------------------------------------------------------ helpers
     def fresh(self, prefix: str) -> str:
@@ -387,6 +594,42 @@ class KernelGen:
 
     def ctl_of(self, ctl: int) -> int:
         return max(ctl, self.floor)
+
+    def back_edges(self) -> bool:
+        """Whether a path may come back here along a loop's back edge without passing a
+        `barrier()`: inside a loop, unless the innermost one runs a barrier at its head."""
+        return bool(self.loops) and not self.loops[-1].sync_head
+
+    def shape(self, name: str) -> None:
+        self.shapes.append(name)
+
+    def call(self, name: str, maxk: int, ctl: int, d: int = 1, args: dict | None = None) -> tuple[str, int] | None:
+        """A call of the helper ``name`` (HELPERS) whose result is at most ``maxk`` varying, run
+        under ``ctl``; None where its operations cannot run there (unless a rule is broken on
+        purpose). ``args`` fixes some arguments: {index: (text, kind)}."""
+        h = HELPERS[name]
+        if h.base > maxk:
+            return None
+        texts, kinds = [], []
+        for i, p in enumerate(h.params):
+            if args and i in args:
+                t, k = args[i]
+            elif p in ("F", "C"):
+                t, k = p, U
+            else:
+                lim = V
+                if i in h.result_by:
+                    lim = min(lim, maxk)
+                if i in h.raise_by:
+                    lim = min(lim, max(h.need, U))
+                t, k = self.expr(p, lim, ctl, max(d - 1, 0))
+            texts.append(t)
+            kinds.append(k)
+        inner = max([ctl] + [kinds[i] for i in h.raise_by])
+        if inner > h.need and not self.violating():
+            return None
+        kind = max([h.base] + [kinds[i] for i in h.result_by])
+        return f"{name}({', '.join(texts)})", kind
 
     # ------------------------------------------------------------------ expressions
     def expr(self, ty: str, maxk: int, ctl: int, d: int = 2) -> tuple[str, int]:
@@ -422,7 +665,21 @@ class KernelGen:
         ch = self.ch
         if d <= 0 or ch.chance(0.35):
             return self.i32_leaf(maxk)
-        r = ch.int(0, 17)
+        r = ch.int(0, 20)
+        if r == 17:
+            # an inlined function: loops and early exits inside, collectives and barriers after them
+            got = self.call(ch.pick(I32_HELPERS), maxk, ctl, d)
+            if got:
+                return got
+        if r == 18:
+            # a condition as a number: `&&` / `||` inside an arithmetic operand
+            c, kc = self.boolean(maxk, ctl, d - 1)
+            return f"i32({c})", kc
+        if r == 19:
+            c, kc = self.boolean(maxk, ctl, d - 1)
+            a, ka = self.i32(maxk, ctl, d - 1)
+            b, kb = self.i32(maxk, ctl, d - 1)
+            return f"pick({c}, {a}, {b})", max(kc, ka, kb)
         if r <= 3:
             a, ka = self.i32(maxk, ctl, d - 1)
             b, kb = self.i32(maxk, ctl, d - 1)
@@ -591,7 +848,7 @@ class KernelGen:
 
     def boolean(self, maxk: int, ctl: int, d: int) -> tuple[str, int]:
         ch = self.ch
-        r = ch.int(0, 9)
+        r = ch.int(0, 11)
         if d <= 0 or r <= 4:
             ty = ch.pick(["i32", "i32", "f32"])
             a, ka = self.expr(ty, maxk, ctl, max(d - 1, 0))
@@ -617,7 +874,33 @@ class KernelGen:
         if r == 9 and (ctl == U or self.violating()):
             a, _ = self.boolean(V, ctl, d - 1)
             return f"{ch.pick(['any', 'all'])}<over ctx.thread>({a})", U
+        if r == 10:
+            got = self.call(ch.pick(SIDE_HELPERS), maxk, ctl, d)
+            if got:
+                return got
+        if r == 11:
+            return self.short_circuit(maxk, ctl, d)
         return ch.pick(["flag", "true", "false"]), U
+
+    def short_circuit(self, maxk: int, ctl: int, d: int = 1, left: tuple | None = None) -> tuple[str, int]:
+        """`L && R` or `L || R` whose right side calls a function with a barrier, a collective or a
+        shuffle, or is a collective or a shuffle itself: it runs under the join of ``ctl`` and the
+        kind of ``L`` (LANGUAGE §9.3), and only where ``L`` does not decide (§6)."""
+        ch = self.ch
+        a, ka = left or self.boolean(maxk, ctl, max(d - 1, 0))
+        inner = max(ctl, ka)
+        r = ch.int(0, 4)
+        got = None
+        if r <= 2:
+            got = self.call(ch.pick(SIDE_HELPERS), maxk, inner, d)
+        elif r == 3 and maxk >= W and (inner <= W or self.violating()):
+            x, _ = self.i32(V, inner, max(d - 1, 0))
+            got = f"{ch.pick(['any', 'all'])}<over ctx.lane>({x} > 0)", W
+        elif r == 4 and (inner <= W or self.violating()):
+            x, kx = self.i32(maxk, inner, max(d - 1, 0))
+            got = f"shfl<{ch.pick(['xor 1', 'down 1', 'up 2', 'idx 0'])}>({x}) != 0", kx
+        b, kb = got or self.boolean(maxk, inner, max(d - 1, 0))
+        return f"({a} {ch.pick(['&&', '||'])} {b})", max(ka, kb)
 
     def cond(self, ctl: int, kind: int | None = None) -> tuple[str, int]:
         """A condition of a chosen kind (uniform, warp-uniform or varying)."""
@@ -636,15 +919,23 @@ class KernelGen:
             # a guard on the loop variable: what z3 reasons about on back-edge paths (LANGUAGE §9.6)
             v = self.use(ch.pick(loopvars))
             n = ch.int(0, 3)
-            return ch.pick([f"{v.name} == {n}", f"{v.name} > {n}", f"{v.name} < {n}", f"({v.name} & 1) == 0",
-                            f"{v.name} != {n}", f"{v.name} >= {n}"]), v.kind
+            forms = [f"{v.name} == {n}", f"{v.name} > {n}", f"{v.name} < {n}", f"({v.name} & 1) == 0",
+                     f"{v.name} != {n}", f"{v.name} >= {n}", f"{v.name} % 2 == {n & 1}"]
+            if v.hi:
+                forms += [f"{v.name} == {v.hi} - 1", f"{v.name} < {v.hi} - 1", f"{v.name} >= {v.hi} - {n}"]
+            if v.lo:
+                forms += [f"{v.name} > {v.lo}", f"{v.name} == {v.lo}", f"{v.name} <= {v.lo} + {n}"]
+            return ch.pick(forms), v.kind
         if ch.chance(0.3):
             return self.boolean(kind, ctl, 2)
         c, k = self.exactly("bool", kind, ctl)
         if ch.chance(0.25):
             # short-circuit: the second operand runs only where the first allows
-            c2, k2 = self.boolean(kind, max(ctl, k), 1)
-            c, k = f"{c} {ch.pick(['&&', '||'])} {c2}", max(k, k2)
+            if ch.chance(0.5):
+                c, k = self.short_circuit(kind, ctl, 1, left=(c, k))
+            else:
+                c2, k2 = self.boolean(kind, max(ctl, k), 1)
+                c, k = f"{c} {ch.pick(['&&', '||'])} {c2}", max(k, k2)
         return c, k
 
     # ------------------------------------------------------------------ statements
@@ -659,6 +950,8 @@ class KernelGen:
         ch = self.ch
         c = self.ctl_of(ctl)
         nested = depth < self.max_depth
+        if ch.chance(0.14) and self.targeted(ctl, depth):
+            return
         if c == U and ch.chance(0.2):
             # uniform control is where the CTA-wide operations may run: more of them there
             return self.tile_op(c) if ch.chance(0.75) else self.atomic_stmt(c)
@@ -765,19 +1058,24 @@ class KernelGen:
         else:
             self.emit(f"{v.name} = {text}")
 
-    def thread_store(self, c: int) -> None:
-        """A per-thread store, to the thread's own element (race-free) or anywhere."""
+    def thread_store(self, c: int, val: str | None = None, j=None) -> None:
+        """A per-thread store, to the thread's own element (race-free) or anywhere; ``val`` and
+        ``j`` (the element of its four in `O`, any expression with a value in 0..3) may be given."""
         ch = self.ch
-        val, _ = self.f32(V, c, 2)
-        j = ch.int(0, 3)
+        if val is None:
+            val, _ = self.f32(V, c, 2)
+        if j is None:
+            j = ch.int(0, 3)
         if self.race_free or ch.chance(0.5):
             forms = ["s[0, ctx.thread] = {v}", "sv[0, ctx.thread] = {v}", "put(s, ctx.thread, {v})",
                      f"O[cid, ctx.thread * 4 + {j}] = {{v}}", f"ov[0, ctx.thread * 4 + {j}] = {{v}}",
                      f"putg(O, cid, ctx.thread * 4 + {j}, {{v}})", "store(O[cid, ctx.thread * 4 :+ 4], {v})"]
+            if isinstance(j, str):
+                forms = [f for f in forms if j in f]        # the given element expression is written
             # a per-thread store after a uniform store to the same buffer, with no barrier between,
             # races with the uniform store of a warp that comes late (write after write): the
             # simulator runs lockstep and cannot see it, the lowered code can (differential phase)
-            late = self.ustored | (self.ustored_any if self.loops else set())
+            late = self.ustored | (self.ustored_any if self.back_edges() else set())
             if late and self.race_free:
                 if c == U and self.exact:
                     self.emit("barrier()")
@@ -831,7 +1129,7 @@ class KernelGen:
         self.dirty, self.ustored = set(), set()
         self.emit(form.format(v=val))
         buf = form.split("[")[0]
-        if self.loops and buf in self.stored:
+        if self.back_edges() and buf in self.stored:
             # a per-thread store earlier in the loop runs again in the next iteration, after this
             # store, which a warp coming late may still make: a barrier orders them
             self.emit("barrier()")
@@ -870,6 +1168,8 @@ class KernelGen:
         ch = self.ch
         if c != U and not self.violating():
             return self.thread_store(c)
+        if c == U and ch.chance(0.15):
+            return self.builtin_stmt(c)
         forms = [
             (("A",), lambda: f"u = A[{self.offset(c)} :+ 4, {self.offset(c)} :+ 32]"),
             # its own row of O only: the rows of other CTAs are written by them, in any order
@@ -904,7 +1204,7 @@ class KernelGen:
     def before_cta_read(self, c: int, reads) -> None:
         """Obeying the barrier rule: a `barrier()` before a CTA-wide read of a buffer with
         per-thread stores since the last one (in a loop, since anywhere: the back edge)."""
-        stale = set(reads) & (self.dirty | (self.stored if self.loops else set()))
+        stale = set(reads) & (self.dirty | (self.stored if self.back_edges() else set()))
         if stale and c == U and not self.violating():
             self.emit("barrier()")
             self.dirty, self.ustored = set(), set()
@@ -1026,7 +1326,7 @@ class KernelGen:
         rng = f"range({lo}, {hi}, {step})" if step else f"range({lo}, {hi})"
         self.emit(f"for{unroll} {var} in {rng} {{")
         self.loops.append(_Loop(max(exit_kind, c, kb)))
-        self.scopes.append({var: GenVar(var, "i32", kb, loop=True)})
+        self.scopes.append({var: GenVar(var, "i32", kb, loop=True, lo=_plain(lo), hi=_plain(hi))})
         self._body(max(ctl, kb, exit_kind), depth)
         self.scopes.pop()
         self.loops.pop()
@@ -1065,6 +1365,482 @@ class KernelGen:
         self.loops.pop()
         self.emit("}")
 
+    # ------------------------------------------------------------------ targeted shapes
+    # Each writes one construct where the analysis has had gaps (LANGUAGE §6's evaluation order,
+    # §9.3's early exits, §9.6's feasible paths, §9.7's broadcast scalars), keeping the kind and
+    # control tracking exact, and records its name in ``self.shapes``.
+
+    SHAPES = ("while-call", "short-circuit", "sc-barrier", "builtin", "nested-exit", "inlined-exit",
+              "loop-guard")
+
+    def targeted(self, ctl: int, depth: int) -> bool:
+        ch = self.ch
+        c = self.ctl_of(ctl)
+        nested = depth < self.max_depth
+        r = ch.int(0, 11)
+        if r <= 1 and nested:
+            self.while_call_stmt(ctl, depth)
+        elif r <= 3:
+            self.short_circuit_stmt(c)
+        elif r == 4 and c == U:
+            self.builtin_stmt(c)
+        elif r == 5 and nested:
+            self.nested_exit_stmt(ctl, depth)
+        elif r == 6 and nested:
+            self.inlined_exit_stmt(ctl, depth)
+        elif r <= 9 and c == U and self.exact and nested:
+            self.guard_loop_stmt(c)
+        elif r == 10 and c == U and self.exact:
+            self.sc_barrier_stmt(c)
+        else:
+            return False
+        return True
+
+    def while_call_stmt(self, ctl: int, depth: int) -> None:
+        """`while more_*(w, n) { w += 1 .. }`: a call in the condition, run before every iteration
+        under the loop's control raised by every `break` and `return` in its body (§9.3)."""
+        ch = self.ch
+        self.shape("while-call")
+        c = self.ctl_of(ctl)
+        kb = ch.pick([U, U, U, W, V])
+        exit_kind = ch.int(max(c, kb), V) if ch.chance(0.4) else max(c, kb)
+        kind = max(c, kb, exit_kind)
+        if self.p_violate and ch.chance(self.p_violate * 2):
+            name = ch.pick(WHILE_HELPERS)
+            if HELPERS[name].need < kind:
+                self.violations += 1
+        else:
+            name = ch.pick([h for h in WHILE_HELPERS if HELPERS[h].need >= kind])
+        h = HELPERS[name]
+        w = self.fresh("w")
+        # the body runs under the condition's kind too (a lane collective's result is warp-uniform),
+        # and so, raised by the body's exits, does every later test of the condition: all of it
+        # is written for that control
+        body = max(kind, h.base)
+        self.taint = False
+        bound, _ = self.exactly("i32", kb, body)
+        n = f"({bound} & 3)"
+        call = f"{name}({'F, ' if h.params[0] == 'F' else ''}{w}, {n})"
+        form = ch.int(0, 4)
+        if form <= 1:
+            cond = call
+        elif form == 2:
+            x, _ = self.boolean(body, body, 1)
+            cond = f"{call} && {x}"
+        elif form == 3:
+            x, _ = self.boolean(kind, body, 1)
+            cond = f"{x} && {call}"
+        else:
+            # the call runs only where `x` is false; the loop still ends on the counter
+            x, _ = self.boolean(kind, body, 1)
+            cond = f"({x} || {call}) && {w} < {n}"
+        if self.taint:
+            self.exact = False
+        # every entry into the body passed the barrier of `more_sync` / `more_bar` (it returned true)
+        head = (h.sync and form <= 3 and kind == U and self.exact
+                and (name == "more_sync" and form <= 2 or ch.chance(0.3)))
+        self.emit(f"var {w} = 0")
+        self.emit(f"while {cond} {{")
+        self.indent += 1
+        self.emit(f"{w} += 1")
+        self.loops.append(_Loop(body, sync_head=head))
+        self.scopes.append({w: GenVar(w, "i32", body)})
+        floor = self.floor
+        dirty, ustored = set(self.dirty), set(self.ustored)
+        if head:
+            self.dirty, self.ustored = set(), set()
+        if ch.chance(0.5):
+            self.early_exit(body)
+        self.block(body, depth + 1)
+        if ch.chance(0.6):
+            self.early_exit(body)
+        self.dirty |= dirty
+        self.ustored |= ustored
+        self.floor = max(self.floor, floor)
+        self.scopes.pop()
+        self.loops.pop()
+        self.indent -= 1
+        self.emit("}")
+
+    def short_circuit_stmt(self, c: int) -> None:
+        """`&&` / `||` with an operation on the right, in one of the positions of SC_POSITIONS."""
+        ch = self.ch
+        pos = ch.pick(SC_POSITIONS[:-2])
+        self.shape(f"sc-{pos}")
+        self.taint = False
+        if pos in ("assign", "compound"):
+            ty = ch.pick(["i32", "i32", "f32", "bool"]) if pos == "assign" else ch.pick(["i32", "f32"])
+            targets = [v for v in self.visible(ty, V, mutable=True) if v.kind >= c and not v.tainted]
+            if not targets:
+                return self.let_or_var(c)
+            v = ch.pick(targets)
+            sc, _ = self.short_circuit(v.kind, c, 2)
+            if ty == "bool":
+                text = sc
+            elif ty == "i32":
+                a, _ = self.i32(v.kind, c, 1)
+                text = ch.pick([f"pick({sc}, {a}, {v.name})", f"i32({sc})", f"where({sc}, {a}, 1)"])
+            else:
+                a, _ = self.f32(v.kind, c, 1)
+                text = ch.pick([f"where({sc}, {a}, 0.5)", f"f32(i32({sc}))"])
+            if self.taint:
+                return
+            op = "=" if pos == "assign" else ch.pick(["+=", "-=", "*="] + (["^=", "|="] if ty == "i32" else []))
+            self.emit(f"{v.name} {op} {text}")
+            return
+        if pos == "store":
+            sc, _ = self.short_circuit(V, c, 2)
+            if ch.chance(0.5):
+                return self.thread_store(c, j=f"pick({sc}, {ch.int(0, 1)}, {ch.int(2, 3)})")
+            a, _ = self.f32(V, c, 1)
+            return self.thread_store(c, val=f"where({sc}, {a}, -1.0)")
+        sc, k = self.short_circuit(V, c, 2)
+        name = self.fresh({"let": "xb", "not": "xb", "argument": "xi", "where": "xf", "subscript": "xf"}[pos])
+        if pos == "let":
+            ty, text = "bool", sc
+        elif pos == "not":
+            ty, text = "bool", f"!{sc}"
+        elif pos == "argument":
+            a, ka = self.i32(V, c, 1)
+            k = max(k, ka)
+            ty, text = "i32", ch.pick([f"clamp3(pick({sc}, {a}, 5))", f"mix(i32({sc}), {a})",
+                                       f"firstbit(i32({sc}) + {a})"])
+        elif pos == "where":
+            a, ka = self.f32(V, c, 1)
+            k = max(k, ka)
+            ty, text = "f32", f"where({sc}, {a}, alpha)"
+        else:
+            a, ka = self.i32(V, c, 1)
+            b, kb = self.i32(V, c, 1)
+            k = max(k, ka, kb)
+            ty, text = "f32", ch.pick([f"A[where({sc}, {a}, {b}) & (R - 1), {b} & (N - 1)]",
+                                       f"u[where({sc}, 1, 2), {a} & 31]", f"f32(C[where({sc}, {a}, {b}) & (N - 1)])",
+                                       f"sq[pick({sc}, 3, {b} & 7), 0]"])
+        self.emit(f"let {name} = {text}")
+        self.bind(GenVar(name, ty, k, tainted=self.taint))
+
+    def sc_barrier_stmt(self, c: int) -> None:
+        """A per-thread store, a `barrier()` on the right of a uniform `&&` / `||`, a CTA-wide read:
+        the barrier cuts the path only where it runs (§9.6), so the read is safe only when the
+        left side never decides (`true &&`, `ctx.lanes == 32 &&`, `false ||`)."""
+        ch = self.ch
+        self.shape("sc-barrier")
+        if "s" not in self.dirty:
+            self.thread_store(c, val=self.f32(V, c, 1)[0] if ch.chance(0.5) else None)
+            if "s" not in self.dirty:
+                return
+        op = ch.pick(["&&", "||"])
+        always = ch.chance(0.5)
+        if always:
+            left = ch.pick(["true", "ctx.lanes == 32", "ctx.threads >= 32"] if op == "&&" else
+                           ["false", "ctx.lanes != 32", "ctx.warps < 0"])
+        else:
+            self.violations += 1     # the read needs a barrier that may not run
+            left = ch.pick(["flag", "k > 0", "(k & 1) == 0", "cid == 0", "alpha < 0.0"])
+        x, _ = self.i32(U, c, 1)
+        sc = f"{left} {op} {ch.pick([f'synced({x})', f'synced({x})', f'more_sync({x}, 2)'])}"
+        form = ch.int(0, 2)
+        if form == 0:
+            name = self.fresh("xb")
+            self.emit(f"let {name} = {sc}")
+            self.bind(GenVar(name, "bool", U))
+        elif form == 1:
+            self.emit(f"if {sc} {{")
+            self.emit(f"  let {self.fresh('xi')} = 1")
+            self.emit("}")
+        else:
+            name = self.fresh("xi")
+            self.emit(f"let {name} = pick({sc}, 1, 2)")
+            self.bind(GenVar(name, "i32", U))
+        if always:
+            self.dirty, self.ustored = set(), set()
+        forms = ["O[cid :+ 1, 0 :+ BLK] = s", "O[cid :+ 1, 0 :+ BLK] = sv", "s = s * 0.5 + 1.0"]
+        if "u" not in self.dirty | (self.stored if self.back_edges() else set()):
+            forms.append("u = u + s[0 :+ 1, 0 :+ 32]")
+        self.emit(ch.pick(forms))
+
+    def bscalar(self, c: int) -> str:
+        """The scalar a tile sweep broadcasts: uniform, or (a rule broken on purpose, PH302)
+        warp-uniform or varying."""
+        ch = self.ch
+        if self.p_violate and ch.chance(min(0.5, self.p_violate * 3)):
+            self.violations += 1
+            return self.exactly("f32", ch.pick([W, V]), c)[0]
+        if ch.chance(0.5):
+            return ch.pick(["0.5", "2.0", "-3.25", "alpha", "f32(k)", "f32(cid)", "1.0e-3"])
+        return self.f32(U, c, 1)[0]
+
+    def builtin_stmt(self, c: int) -> None:
+        """A tile built-in over a nested sweep with a broadcast scalar, the result kept in a tile
+        and (often) copied into this CTA's row of `O`, which the runs compare."""
+        ch = self.ch
+        self.shape("builtin")
+        x = lambda: self.bscalar(c)  # noqa: E731
+        off = ch.pick(["0", "32", "64", "(k & 63)", "BLK"])
+        forms = [
+            (("u",), "u", lambda: f"u = u - rowsum(u * {x()})"),
+            (("u",), "u", lambda: f"u = u + rowmax(u + {x()})"),
+            (("sq",), "sq", lambda: f"sq = dot(sq * {x()}, sq) * 0.125"),
+            (("u", "sq"), "u", lambda: f"u[0 :+ 4, 0 :+ 8] = dot(u[0 :+ 4, 0 :+ 8] * {x()}, sq)"),
+            (("sq",), "sq", lambda: f"sq = cumsum(where(sq > {x()}, sq, 0.0))"),
+            (("u",), "u", lambda: f"u = tmax(u, {x()})"),
+            (("sq",), "sq", lambda: f"sq = transpose(sq * {x()})"),
+            (("u",), "sq", lambda: f"sq[0 :+ 8, 0 :+ 4] = transpose(u[0 :+ 4, 0 :+ 8] * {x()})"),
+            (("u",), "O", lambda: f"O[cid :+ 1, {off} :+ 4] = transpose(rowsum(u * {x()}))"),
+            (("u",), "u", lambda: f"u = u - rowmax(tmax(u, {x()}) * {x()})"),
+            (("sq",), "sq", lambda: f"sq = dot_t(sq + {x()}, transpose(sq * {x()})) * 0.125"),
+            (("sq",), "sq", lambda: f"sq = tril(cumsum(sq * {x()})) - tmax(sq, {x()})"),
+            (("u",), "u", lambda: self._rowsum_let(x)),
+        ]
+        reads, target, form = ch.pick(forms)
+        self.before_cta_read(c, reads)
+        self.emit(form())
+        if target != "O" and ch.chance(0.7):
+            row = ch.int(0, 3)
+            self.emit(f"O[cid :+ 1, {off} :+ 32] = u[{row} :+ 1, :]" if target == "u" else
+                      f"O[cid :+ 1, {off} :+ 8] = sq[{row} :+ 1, :]")
+
+    def _rowsum_let(self, x) -> str:
+        name = self.fresh("t")
+        self.emit(f"let {name} = rowsum(u * {x()})")
+        return f"u = u / (tmax({name}, {x()}) + 1.0)"
+
+    def cta_op(self, c: int) -> None:
+        """One CTA-wide operation (or a CTA collective) as a statement."""
+        r = self.ch.int(0, 5)
+        if r <= 1:
+            self.tile_op(c)
+        elif r == 2:
+            if c == U or self.violating():
+                self.emit("barrier()")
+                if c == U:
+                    self.dirty, self.ustored = set(), set()
+        elif r == 3:
+            self.atomic_stmt(c)
+        elif r == 4 and c == U:
+            self.builtin_stmt(c)
+        else:
+            self.compound(c)
+
+    def _uniform_bounds(self) -> tuple[str, str]:
+        ch = self.ch
+        return ch.pick([("0", "4"), ("0", "(k & 3) + 1"), ("1", "3"), ("(cid & 1)", "(cid & 1) + 2"), ("0", "2")])
+
+    def nested_exit_stmt(self, ctl: int, depth: int) -> None:
+        """An early exit inside an inner loop, a CTA-wide operation in the outer loop after it: a
+        `break` or `continue` of any kind raises only the inner loop; a `return` raises the outer
+        loop too (and the rest of the kernel), so there it must be uniform (§9.3)."""
+        ch = self.ch
+        self.shape("nested-exit")
+        c = self.ctl_of(ctl)
+        word = ch.pick(["break", "continue", "return"])
+        k = ch.pick([U, W, V])
+        broken = False
+        if word == "return":
+            if k > U:
+                broken = c == U and self.violating()
+                if not broken:
+                    k = U
+            # a return raises the loops around too: no more than they allow, unless on purpose
+            if max(c, k) > min([l.exit_kind for l in self.loops] + [V]):
+                if broken or self.violating():
+                    self.exact = False      # statements of the loops around ran raised
+                else:
+                    word, k = "break", ch.pick([U, W, V])
+        c1 = max(c, k) if word == "return" else c
+        lo1, hi1 = self._uniform_bounds()
+        j1, j2 = self.fresh("j"), self.fresh("j")
+        self.emit(f"for {j1} in range({lo1}, {hi1}) {{")
+        self.indent += 1
+        self.loops.append(_Loop(c1))
+        self.scopes.append({j1: GenVar(j1, "i32", U, loop=True, lo=_plain(lo1), hi=_plain(hi1))})
+        floor = self.floor
+        dirty, ustored = set(self.dirty), set(self.ustored)
+        if ch.chance(0.5):
+            self.statement(c1, self.max_depth)
+        kb2 = ch.pick([U, U, W, V]) if word != "return" else U    # a return raises with the bounds too
+        lo2, hi2 = ch.pick({U: [("0", "3"), (j1, "4"), ("0", f"{j1} + 1")],
+                            W: [("0", "(ctx.warp & 3)"), ("ctx.warp & 1", "3")],
+                            V: [("0", "(ctx.lane & 3)"), ("ctx.thread & 1", "3"), (j1, "(ctx.lane & 3) + 1")]}[kb2])
+        c2 = max(c1, kb2, k)
+        self.emit(f"for {j2} in range({lo2}, {hi2}) {{")
+        self.indent += 1
+        self.loops.append(_Loop(c2))
+        self.scopes.append({j2: GenVar(j2, "i32", kb2, loop=True, lo=_plain(lo2), hi=_plain(hi2))})
+        if ch.chance(0.6):
+            self.statement(c2, self.max_depth)
+        cond, kc = self.cond(c2, k)
+        self.emit(f"if {cond} {{")
+        self.emit(f"  {word}")
+        self.emit("}")
+        if ch.chance(0.6):
+            self.statement(c2, self.max_depth)
+        self.scopes.pop()
+        self.loops.pop()
+        self.indent -= 1
+        self.emit("}")
+        # after the inner loop: the outer loop's control again (raised only by a return)
+        if broken:
+            # the return raised the outer loop: a CTA-wide op here is the rule broken on purpose
+            self.emit(ch.pick(["barrier()", "u = u * 0.5 + 1.0", f"let {self.fresh('c')} = sum<over ctx.thread>(1)"]))
+        else:
+            self.cta_op(c1)
+        self.dirty |= dirty
+        self.ustored |= ustored
+        self.scopes.pop()
+        self.loops.pop()
+        self.indent -= 1
+        self.emit("}")
+        if word == "return":
+            self.floor = max(self.floor, floor, max(c2, kc))
+        else:
+            self.floor = max(self.floor, floor)
+
+    def inlined_exit_stmt(self, ctl: int, depth: int) -> None:
+        """A function with loops and early exits called in a loop, a CTA-wide operation after the
+        call: the function's exits raise only the function (§9.3)."""
+        ch = self.ch
+        self.shape("inlined-exit")
+        c = self.ctl_of(ctl)
+        j = self.fresh("j")
+        lo, hi = self._uniform_bounds()
+        self.emit(f"for {j} in range({lo}, {hi}) {{")
+        self.indent += 1
+        self.loops.append(_Loop(c))
+        self.scopes.append({j: GenVar(j, "i32", U, loop=True, lo=_plain(lo), hi=_plain(hi))})
+        dirty, ustored = set(self.dirty), set(self.ustored)
+        floor = self.floor
+        name = ch.pick(I32_HELPERS[1:])
+        ka = ch.pick([U, W, V])
+        arg = ch.pick({U: [j, f"{j} + k", "cid & 3"], W: [f"ctx.warp + {j}", "ctx.warp & 3"],
+                       V: [f"ctx.lane - {j}", "ctx.thread & 3", f"C[(ctx.thread + {j}) & (N - 1)]"]}[ka])
+        got = self.call(name, V, c, args={len(HELPERS[name].params) - 1: (arg, ka)})
+        if got is None:
+            got = self.call("scan", V, c, args={1: (arg, ka)})
+        text, kind = got
+        x = self.fresh("xi")
+        self.emit(f"let {x} = {text}")
+        self.bind(GenVar(x, "i32", kind))
+        if ch.chance(0.5):
+            self.thread_store(c, val=f"f32({x})")
+        self.cta_op(c)
+        self.dirty |= dirty
+        self.ustored |= ustored
+        self.floor = max(self.floor, floor)
+        self.scopes.pop()
+        self.loops.pop()
+        self.indent -= 1
+        self.emit("}")
+
+    def guard_loop_stmt(self, c: int) -> None:
+        """Guards on a uniform loop variable around per-thread stores into `s` and CTA-wide reads of
+        it, placed so that a barrier is needed, or provably not (§9.6's examples: a store only in
+        the last iteration, a loop that runs at most once, a barrier skipped only in the first
+        iteration, `for q in range(0, 2) { barrier() }` between). The variants that need one they
+        lack are rules broken on purpose: the simulator's PH303 fires where they run twice."""
+        ch = self.ch
+        self.shape("loop-guard")
+        bad = self.p_violate and ch.chance(min(0.5, self.p_violate * 4))
+        if bad:
+            self.violations += 1
+        # nothing stored per thread, or uniformly, into `s` may reach the first read (in a loop,
+        # the shape's own stores come around through the back edge)
+        if self.back_edges() or {"s", "u"} & self.dirty or "s" in self.ustored:
+            self.emit("barrier()")
+            self.dirty, self.ustored = set(), set()
+        i = self.fresh("g")            # (not "i": `i8` is a type name)
+        lo = ch.pick(["0", "0", "1", "k", "cid", "(k & 1)"])
+        n = ch.int(1, 4)
+        hi = ch.pick([f"{lo} + {n}", str(n) if lo == "0" else f"{lo} + 2", "(k & 3) + 1" if lo == "0" else f"{lo} + 3"])
+        if ch.chance(0.3):
+            h = self.fresh("h")
+            self.emit(f"let {h} = {hi}")
+            hi = h
+        else:
+            hi = f"({hi})" if not hi.isdigit() else hi
+        last = str(int(hi) - 1) if hi.isdigit() else f"{hi} - 1"
+        if ch.chance(0.3):
+            lname = self.fresh("last")
+            self.emit(f"let {lname} = {last}")
+            last = lname
+        x = ch.pick(["0.5", "alpha", "f32(k)", "2.0"])
+        reads_u = ch.chance(0.2)
+
+        def R():
+            return ch.pick(["O[cid :+ 1, 0 :+ BLK] = s", "O[cid :+ 1, 0 :+ BLK] = sv", f"s = s * 0.5 + {x}",
+                            f"let {self.fresh('xt')} = stotal(s)"]) if not reads_u else "u = u + s[0 :+ 1, 0 :+ 32]"
+
+        def S(ctl):
+            v, _ = self.f32(V, ctl, 1)
+            return ch.pick(["s[0, ctx.thread] = {v}", "sv[0, ctx.thread] = {v}", "put(s, ctx.thread, {v})"]).format(v=v)
+
+        t = ch.pick("ABCDEFG")
+        self.shape(f"loop-guard-{t}{'-bad' if bad else ''}")
+        step = ""
+        body: list[str] = []
+        if t == "A":        # the store only in the last iteration
+            lim = (str(int(hi) - 2) if hi.isdigit() else f"{hi} - 2") if bad else last
+            g = ch.int(0, 3)
+            body.append(R())
+            if g == 0:
+                body += [f"if {i} {'>=' if bad else '=='} {lim} {{", "  " + S(U), "}"]
+            elif g == 1:
+                body += [f"if {i} < {lim} {{", "  continue", "}", S(U)]
+            elif g == 2:
+                body += [f"if {i} >= {lim} {{", "  " + S(U), "}"]
+            else:
+                body += [f"if {i} != {lim} {{", "  continue", "}", S(U)] if not bad else \
+                    [f"if {i} < {lim} {{", "  continue", "}", S(U)]
+        elif t == "B":      # the loop runs at most once
+            g = ch.int(0, 3)
+            if g == 0:
+                hi = f"{lo} + {2 if bad else 1}"
+                body += [R(), S(U)]
+            elif g == 1:
+                body += [R(), S(U), f"if {i} >= {lo} {{" if not bad else f"if {i} > {lo} {{", "  break", "}"]
+            elif g == 2:
+                body += [f"if {i} > {lo} {{" if not bad else f"if {i} > {lo} + 1 {{", "  break", "}", R(), S(U)]
+            else:
+                body += [R(), S(U)] + (["break"] if not bad else [f"if {i} == {last} {{", "  break", "}"])
+        elif t == "C":      # a barrier skipped only in the first iteration, before anything was stored
+            if ch.chance(0.3):
+                step = ", 2"
+                g = f"{i} >= {lo} + 2" if not bad else f"{i} > {lo} + 2"
+            else:
+                g = ch.pick([f"{i} > {lo}", f"{i} != {lo}", f"{i} >= {lo} + 1"]) if not bad else f"{i} > {lo} + 1"
+            body += [f"if {g} {{", "  barrier()", "}", R(), S(U)]
+        elif t == "D":      # a loop of barriers that runs at least once between the store and the read
+            q = self.fresh("q")
+            rng = ch.pick(["0, 2", "1, 3", f"{lo}, {lo} + 1", "0, (k & 1) + 1", "k, k + 2"]) if not bad else \
+                ch.pick(["0, k & 1", "1, (k & 1) + 1", "(cid & 1), 1", "k, 2"])
+            body += [S(U), f"for {q} in range({rng}) {{", "  barrier()", "}", R()]
+        elif t == "E":      # parity: barriers and reads in even iterations, stores in odd ones
+            even = ch.pick([f"{i} % 2 == 0", f"{i} % 2 == 0", f"({i} & 1) == 0"])
+            odd = ch.pick([f"{i} % 2 != 0", f"{i} % 2 == 1", f"({i} & 1) == 1"])
+            body += [f"if {odd if bad else even} {{", "  barrier()", "}", f"if {even} {{", "  " + R(), "}",
+                     f"if {odd} {{", "  " + S(U), "}"]
+        elif t == "F":      # a `break` on the last iteration
+            g = ch.int(0, 2)
+            if bad:
+                body += [R(), f"if {i} == {last} {{", "  break", "}", S(U)]
+            elif g == 0:
+                body += [R(), S(U), f"if {i} == {last} {{", "  break", "}", "barrier()"]
+            elif g == 1:
+                body += [R(), f"if {i} == {last} {{", "  " + S(U), "  break", "}"]
+            else:
+                body += [R(), f"if {i} >= {lo} + 1 {{", "  " + S(U), "  break", "}"]
+        else:               # stores in the first iteration only, skipping the barrier with `continue`
+            g = ch.pick([f"{i} < {lo} + 1", f"{i} == {lo}", f"{i} <= {lo}"]) if not bad else f"{i} < {lo} + 2"
+            body += [f"if {g} {{", "  " + S(U), "  continue", "}"] + ([] if bad else ["barrier()"]) + [R()]
+        self.emit(f"for {i} in range({lo}, {hi}{step}) {{")
+        self.indent += 1
+        for line in body:
+            self.emit(line)
+        self.indent -= 1
+        self.emit("}")
+        self.stored_into("s")
+
+
     # ------------------------------------------------------------------ the kernel
     def kernel(self) -> GenKernel:
         ch = self.ch
@@ -1078,7 +1854,7 @@ class KernelGen:
         src = (GEN_FUNCTIONS + "\n"
                + f"@autotune(BLK in [{', '.join(str(b) for b in blocks)}])\n@launch(BLK)\n"
                + f"kernel gen({GEN_PARAMS}) {{\n" + GEN_PROLOGUE + "\n".join(body) + "\n}\n")
-        return GenKernel(src, blocks, self.race_free, self.violations)
+        return GenKernel(src, blocks, self.race_free, self.violations, shapes=tuple(self.shapes))
 
 
 def generate(rng: _random.Random, race_free: bool = True, **kw) -> GenKernel:
