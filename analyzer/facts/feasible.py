@@ -34,7 +34,7 @@ from __future__ import annotations
 from ..cfg import COND
 from ..constants import affine, constant_of
 from ..syntax import ast as A
-from ...language.types import Scalar
+from ...language.types import BYTES, Scalar
 
 RLIMIT = 2_000_000       # z3 resource units per question: fixed, so verdicts are reproducible
 MAX_DEPTH = 24           # how deep `let` initializers and arguments are substituted
@@ -428,6 +428,11 @@ class PathQuestions:
             return self._ctx(e.path)
         if t is A.Unary and e.op == "-":
             return self._wrap(-self._term(e.operand, inst, frame, depth + 1), e, inst)
+        if t is A.Unary and e.op == "~":                  # two's complement: ~a = -a - 1
+            return self._wrap(-self._term(e.operand, inst, frame, depth + 1) - 1, e, inst)
+        if t is A.Binary and e.op in ("&", "|", "^"):
+            return self._bitwise(e.op, self._term(e.lhs, inst, frame, depth + 1),
+                                 self._term(e.rhs, inst, frame, depth + 1), e, inst)
         if t is A.Binary and e.op in ("+", "-", "*", "/", "%", "<<", ">>"):
             a = self._term(e.lhs, inst, frame, depth + 1)
             b = self._term(e.rhs, inst, frame, depth + 1)
@@ -506,13 +511,34 @@ class PathQuestions:
                     return inst.call_node.args[k], inst.parent
         return None
 
+    @staticmethod
+    def _int_type(e, inst) -> tuple[int, bool]:
+        """(bits, signed) of ``e``'s integer type (i32 for a literal)."""
+        t = inst.types.get(id(e))
+        name = t.name if isinstance(t, Scalar) and t.name in BYTES and t.is_int else "i32"
+        return 8 * BYTES[name], name != "u8"
+
+    def _bitwise(self, op, a, b, e, inst):
+        """``a op b`` for `&`, `|`, `^`, exact in the type's width: a mask of low bits is the
+        (Euclidean) remainder, two constants are folded, anything else goes through bit-vectors
+        of the type's width."""
+        z3 = self.z3
+        bits, signed = self._int_type(e, inst)
+        if op == "&":
+            for x, m in ((a, b), (b, a)):
+                if z3.is_int_value(m) and 0 <= m.as_long() < (1 << (bits - 1)) and (m.as_long() + 1) & m.as_long() == 0:
+                    return x % (m.as_long() + 1)
+        if z3.is_int_value(a) and z3.is_int_value(b):
+            x, y = a.as_long(), b.as_long()
+            return self._wrap(z3.IntVal(x & y if op == "&" else x | y if op == "|" else x ^ y), e, inst)
+        va, vb = z3.Int2BV(a, bits), z3.Int2BV(b, bits)
+        v = va & vb if op == "&" else va | vb if op == "|" else va ^ vb
+        return z3.BV2Int(v, is_signed=signed)
+
     def _wrap(self, x, e, inst):
         """``x`` wrapped into the range of ``e``'s integer type (two's complement)."""
         z3 = self.z3
-        t = inst.types.get(id(e))
-        name = t.name if isinstance(t, Scalar) else "i32"
-        bits = {"i64": 64, "i8": 8, "u8": 8}.get(name, 32)
-        signed = name != "u8"
+        bits, signed = self._int_type(e, inst)
         full = 1 << bits
         lo = -(full >> 1) if signed else 0
         if z3.is_int_value(x):
