@@ -3,7 +3,7 @@ and ifs, lane-strided loops, per-thread stores each followed by a barrier, tile 
 lane collectives; see gen_kernels.py), checked in-process with parse included, plus the wall
 time of the `phobos-check` command on one small file and the peak memory at the largest size.
 
-Then the shapes of tests/scaling_shapes.py, each at two sizes (the kernels that once grew
+Then the shapes of tests/support/scaling_shapes.py, each at two sizes (the kernels that once grew
 faster than their size: many stores before one barrier, z3 pairs in a loop, let chains in a
 guard, early exits in a row, deep nesting, call chains and trees), with the growth exponent
 between the sizes (1: linear; call_tree doubles per level by design, so its "size" is levels).
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "support"))
 
 from gen_kernels import kernel_source  # noqa: E402
 from scaling_shapes import SHAPES  # noqa: E402
@@ -91,7 +91,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sizes", default="1000,10000,100000")
-    ap.add_argument("--shapes", default="all", help="comma-separated names from tests/scaling_shapes.py, "
+    ap.add_argument("--shapes", default="all", help="comma-separated names from tests/support/scaling_shapes.py, "
                     "`all` or `none`")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]

@@ -6,7 +6,7 @@ the simulator on race-free programs. In-process, seeded, with a time budget per 
     python benchmarks/fuzz.py --phases soundness --budget 120 --seed 7
     python benchmarks/fuzz.py --out fuzz-out --shrink  # write (and shrink) one input per distinct bug
 
-Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracles):
+Phases (tests/support/phobos_gen.py has the generators, tests/support/fuzz_harness.py the oracles):
 
 - ``valid``:     kernels of the grammar-wide generator (rules kept or broken on purpose, racy stores
                  allowed): check_source, and phobos-check in one of text/json/sarif (in turn); every
@@ -23,9 +23,9 @@ Phases (tests/phobos_gen.py has the generators, tests/fuzz_harness.py the oracle
                  (LLVM and ptxas) once and simulated on random inputs over two grids per block size. A
                  PH301-PH306 dynamic check on an accepted program is a soundness counterexample.
 - ``differential``: race-free kernels the checker accepts, at one of their block sizes, run on the same
-                 random inputs by the simulator and by tests/ir_simt.py on the LLVM module phobos-build
+                 random inputs by the simulator and by tests/support/ir_simt.py on the LLVM module phobos-build
                  emits (two small grids each); every tensor compared, integers bit for bit, floats
-                 within the tolerance tests/fuzz_harness.py justifies. A difference, or a race, an
+                 within the tolerance tests/support/fuzz_harness.py justifies. A difference, or a race, an
                  out-of-bounds access or undefined behaviour in the lowered module, is a finding;
                  ``--replay-differential SEED`` reruns one kernel and prints it.
 
@@ -55,7 +55,7 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
 import numpy as np  # noqa: E402
 

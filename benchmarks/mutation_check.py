@@ -1,5 +1,5 @@
 """Mutation check of the conformance suite: run every fixture of tests/spec_conformance/ (and the
-generated matrix of tests/test_conformance.py) against deliberately broken variants of the
+generated matrix of tests/spec_conformance/test_conformance.py) against deliberately broken variants of the
 per-thread analysis (tests/spec_conformance/mutants.py) and print how many catch each.
 
     python benchmarks/mutation_check.py            # the table (fixtures and matrix rows)
@@ -17,13 +17,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 
-from spec_conformance.markers import fixture_id, fixture_paths  # noqa: E402
+from spec_conformance.fixtures import fixture_id, fixture_paths  # noqa: E402
 from spec_conformance.mutants import MUTANTS, baseline, catchers  # noqa: E402
 
 
 def matrix_catchers(mutant) -> int:
-    import test_conformance as tc          # tests/ is on sys.path
+    from spec_conformance import test_conformance as tc
     count = 0
     with mutant.patch():
         for row in tc.MATRIX_ROWS:
@@ -42,7 +43,7 @@ def main(argv=None) -> int:
     paths = fixture_paths()
     base = baseline(paths)
     if not args.no_matrix:
-        import test_conformance as tc
+        from spec_conformance import test_conformance as tc
         bad = [r for r in tc.MATRIX_ROWS if tc.matrix_problems(r)]
         if bad:
             print(f"warning: {len(bad)} matrix rows fail on the real analyzer", file=sys.stderr)

@@ -1,8 +1,8 @@
 """The package's own GPU path on a real device: what run_gpu.py (the runtime alone, on prepared
 PTX) does not reach. Every example goes through the Python API with ``device="gpu"`` (check,
 build through llvmlite, launch with the lowering's runtime), at the first shape of its case in
-tests/test_simulator_examples.py, whose numpy references come from each example's header comment;
-then ``phobos-run --gpu`` runs one kernel and its outputs are compared with ``phobos-run --sim``
+tests/support/example_cases.py, whose numpy references (tests/gpu/cases.py) come from each
+example's header comment; then ``phobos-run --gpu`` runs one kernel and its outputs are compared with ``phobos-run --sim``
 on the same seed.
 
 Needs ``phobos_tools`` importable with its dependencies (tests/gpu/device_run.sh installs the
@@ -20,7 +20,6 @@ import sys
 import tempfile
 import time
 import traceback
-import types
 from pathlib import Path
 
 import numpy as np
@@ -31,22 +30,6 @@ REPO = HERE.parents[1]
 # the GPU (ex2.approx, fma) a case whose only failure is a numeric mismatch below this relative
 # error is reported as "close", not as a failure
 CLOSE_REL = 2e-3
-
-
-def _pytest_stand_in() -> None:
-    """tests/test_simulator_examples.py imports pytest for its parametrization; the GPU machine
-    may not have it, and nothing here runs a test function, so a stand-in does."""
-    try:
-        import pytest  # noqa: F401
-        return
-    except ImportError:
-        pass
-
-    class _Mark:
-        def __getattr__(self, _name):
-            return lambda *a, **k: (lambda f: f)
-
-    sys.modules["pytest"] = types.SimpleNamespace(mark=_Mark(), raises=None, skip=None)
 
 
 def _on_gpu():
@@ -73,9 +56,8 @@ def _rel_error(message: str) -> float | None:
 
 
 def run_cases(only: set | None, report: dict, save) -> None:
-    sys.path.insert(0, str(REPO / "tests"))
-    _pytest_stand_in()
-    import test_simulator_examples as ex
+    sys.path.insert(0, str(REPO / "tests" / "support"))
+    import example_cases as ex
     from phobos_tools.run import GPUUnavailable
     restore = _on_gpu()
     try:

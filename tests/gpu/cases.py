@@ -1,6 +1,11 @@
 """The GPU cases: for each example, the arguments to generate (shapes, dtypes, seeds), the grid,
 the outputs to compare, the tolerance, and a float64 numpy reference.
 
+The references (``REFERENCES``, one per example, written from the example's header comment: what
+the kernel computes, not how) are the only ones in the suite: the simulator's cases
+(tests/support/example_cases.py) compare against them too, at their own smaller and ragged
+shapes, so every reference takes any shape the kernel does.
+
 numpy only: the runner imports this on the GPU machine, which has neither the analyzer nor
 llvmlite. ``prepare.py`` copies each case's metadata (all but the reference) into the bundle.
 """
@@ -42,8 +47,12 @@ def ref_block_reduce(a):
 
 
 def ref_warp_scan(a):
-    x = a["X"].reshape(-1, 32)
-    return {"Y": np.cumsum(x, axis=1).reshape(-1), "warp_totals": x.sum(axis=1)}
+    # a ragged tail scans as if padded with zeros to whole warps (and the CTA's other warps sum to 0)
+    n = a["X"].shape[0]
+    padded = np.zeros(a["warp_totals"].shape[0] * 32, a["X"].dtype)
+    padded[:n] = a["X"]
+    x = padded.reshape(-1, 32)
+    return {"Y": np.cumsum(x, axis=1).reshape(-1)[:n], "warp_totals": x.sum(axis=1)}
 
 
 def ref_csr_spmv(a):
@@ -170,11 +179,15 @@ def ref_embedding_gather(a):
 
 
 def ref_jacobi_poisson(a):
-    f, h2, iters, tol = a["F"], float(a["h2"]), int(a["max_iters"]), float(a["tol"])
-    u = np.zeros((f.shape[0], f.shape[1] + 2))
+    # in the precision of F: float64 for the GPU's comparison; the simulator's cases pass the
+    # kernel's f32, since when the iteration stops depends on the rounding of every step
+    f = a["F"]
+    dt = f.dtype.type
+    h2, iters, tol = dt(a["h2"]), int(a["max_iters"]), dt(a["tol"])
+    u = np.zeros((f.shape[0], f.shape[1] + 2), f.dtype)
     for b in range(f.shape[0]):
         for _ in range(iters):
-            new = 0.5 * (u[b, :-2] + u[b, 2:] + h2 * f[b])
+            new = dt(0.5) * (u[b, :-2] + u[b, 2:] + h2 * f[b])
             change = np.abs(new - u[b, 1:-1]).max()
             u[b, 1:-1] = new
             if change <= tol:
@@ -201,12 +214,11 @@ def ref_linear_relu(a):
 def ref_attention_scores(a):
     q, k, scale = a["Q"], a["Kmat"], float(a["scale"])
     out = np.zeros_like(q)
-    causal = np.tril(np.ones((64, 64), bool))
-    for r0 in range(0, q.shape[0], 64):
+    for r0 in range(0, q.shape[0], 64):                  # a ragged last block: its rows and columns only
         s = (q[r0:r0 + 64] @ k[r0:r0 + 64].T) * scale
-        s = np.where(causal, s, -np.inf)
+        s = np.where(np.tril(np.ones(s.shape, bool)), s, -np.inf)
         e = np.exp(s - s.max(axis=1, keepdims=True))
-        out[r0:r0 + 64] = e / e.sum(axis=1, keepdims=True)
+        out[r0:r0 + 64, :s.shape[1]] = e / e.sum(axis=1, keepdims=True)
     return {"P": out}
 
 
@@ -282,6 +294,15 @@ CASES = {
 }
 
 REFERENCES = {name: globals()[f"ref_{name}"] for name in CASES}
+
+
+def reference(name, named, native=False):
+    """The outputs ``REFERENCES[name]`` computes from the arguments ``named`` (by parameter name),
+    its float arguments (bf16 included) made float64 first unless ``native``."""
+    def wide(v):
+        floating = isinstance(v, np.ndarray) and (v.dtype.kind == "f" or v.dtype.name == "bfloat16")
+        return v.astype(np.float64) if floating and not native else v
+    return REFERENCES[name]({k: wide(v) for k, v in named.items()})
 
 
 def generate(spec, rng):

@@ -1,13 +1,13 @@
 """Generated race-free kernels on a real GPU against the simulator: the differential oracle of
 benchmarks/fuzz.py (``tests/fuzz_harness.differential``, which runs the LLVM module in
-``tests/ir_simt.py``) carried through the rest of the chain: LLVM's NVPTX back end, ptxas, the
+``tests/support/ir_simt.py``) carried through the rest of the chain: LLVM's NVPTX back end, ptxas, the
 driver and the hardware.
 
 Here (the package, no GPU):
 
     python tests/gpu/gpu_differential.py prepare DIR [--count 150] [--seed S] [--budget-s 600]
 
-generates kernels with ``tests/phobos_gen.py`` (race-free), keeps those the checker accepts, that
+generates kernels with ``tests/support/phobos_gen.py`` (race-free), keeps those the checker accepts, that
 build, and that the simulator runs without a dynamic check, and stores for each one, in
 ``DIR/cNNN/``, its PTX (gzipped) and manifest, its inputs and the simulator's outputs: once on random inputs,
 once on "tame" ones (small multiples of 1/8 and small integers, where sums, products and
@@ -40,7 +40,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 sys.path.insert(0, str(HERE))
 
 import fuzz_harness as H  # noqa: E402  (numpy and the standard library only at import)

@@ -130,14 +130,12 @@ def run_bundle(bundle: Path, backend: str | None = None, *, only=None, fresh: bo
 
 
 def _run_case(rt, bundle, name, case, seed, backend, dry_run, device_arrays=False):
-    from cases import REFERENCES, generate
+    from cases import generate, reference
 
     rng = np.random.default_rng(seed)
     values = [generate(spec, rng) for spec in case["args"]]
     named = {spec["name"]: v for spec, v in zip(case["args"], values)}
-    ref = REFERENCES[name]({k: (v.astype(np.float64) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
-                                or isinstance(v, np.ndarray) and v.dtype.name == "bfloat16" else v)
-                            for k, v in named.items()})
+    ref = reference(name, named)
     for spec, v in zip(case["args"], values):
         if spec["name"] in case["outputs"]:
             poison(spec, v)

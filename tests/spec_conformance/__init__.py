@@ -1,3 +1,4 @@
-"""The conformance suite's fixtures (one folder per rule code and per inference) and its helpers:
-markers.py (the `//~` expectations and the runner's verdicts), spec_map.py (the spec sentences and
+"""The conformance suite's fixtures (one folder per rule code and per inference), its tests
+(test_conformance.py) and its helpers: fixtures.py (where the fixtures are and how one is judged,
+with the suite's one `//~` grammar, tests/support/markers.py), spec_map.py (the spec sentences and
 the SPEC_MAP.md generator), mutants.py (broken variants of the analysis for the mutation check)."""

@@ -1,5 +1,5 @@
 """Deliberately broken variants of the per-thread analysis, for the mutation check
-(benchmarks/mutation_check.py prints the table; tests/test_mutation.py asserts each is caught).
+(benchmarks/mutation_check.py prints the table; tests/fuzz/test_mutation.py asserts each is caught).
 
 Each mutant is a context manager that monkeypatches the analyzer in-process and undoes it on exit.
 A mutant is *caught* by a fixture when the fixture's verdict under the mutant differs from its
@@ -218,13 +218,13 @@ MUTANTS = [
 
 def baseline(paths) -> dict:
     """The real analyzer's verdict for each fixture."""
-    from .markers import verdict
+    from .fixtures import verdict
     return {p: verdict(p)[0] for p in paths}
 
 
 def catchers(mutant: Mutant, paths, base: dict, first_only: bool = False) -> list:
     """The fixtures whose verdict changes under ``mutant`` (stopping at the first when asked)."""
-    from .markers import verdict
+    from .fixtures import verdict
     out = []
     with mutant.patch():
         for p in paths:

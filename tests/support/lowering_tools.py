@@ -1,0 +1,62 @@
+"""Shared helpers of the lowering tests: building sources, finding ptxas/cuobjdump, and the rule
+that turns a missing tool into a failure when CI asks for it (PHOBOS_REQUIRE_PTXAS=1)."""
+
+from __future__ import annotations
+
+import os
+import re
+from functools import lru_cache
+
+import pytest
+
+from phobos_tools.lowering.build import build_file, build_source
+from phobos_tools.lowering.ptxas import REQUIRE_ENV, find_ptxas, find_tool
+from paths import REPO, SPEC_KERNELS
+
+EXAMPLES = sorted((REPO / "examples").glob("*.ph"))
+
+# Examples that use tile operations (LANGUAGE §8 CTA-wide tile ops), and those that do not.
+TILE_EXAMPLES = {"attention_scores", "barrier_store", "chunk_cumsum", "closed_branch", "embedding_gather",
+                 "jacobi_poisson", "linear_relu", "row_scan", "stage", "tiled_gemm"}
+LANE_EXAMPLES = [p for p in EXAMPLES if p.stem not in TILE_EXAMPLES]
+CONFORMANCE = sorted((REPO / "tests" / "spec_conformance").glob("*/clean_*.ph")) + \
+    sorted(SPEC_KERNELS.glob("accepted_*.ph"))
+
+
+def need_tool(name: str) -> str:
+    """The tool's path; skip without it, or fail when PHOBOS_REQUIRE_PTXAS=1 (set by .ci/run)."""
+    path = find_ptxas() if name == "ptxas" else find_tool(name)
+    if path is None:
+        message = (f"{name} not found (PATH or the NVIDIA wheel: ptxas from nvidia-cuda-nvcc==13.0.*, "
+                   f"cuobjdump from nvidia-cuda-cuobjdump, nvdisasm from nvidia-cuda-nvdisasm)")
+        if os.environ.get(REQUIRE_ENV) == "1":
+            pytest.fail(f"{message}, and {REQUIRE_ENV}=1 requires it")
+        pytest.skip(message)
+    return path
+
+
+@lru_cache(maxsize=None)
+def built_example(stem: str, arch: str = "sm_90"):
+    return build_file(REPO / "examples" / f"{stem}.ph", arch=arch, resources=False)
+
+
+def ptx_of(source: str, arch: str = "sm_90", kernel: str | None = None, defines=None) -> str:
+    r = build_source(source, "t.ph", defines, arch, kernel, resources=False)
+    assert r.ok, [(d.code, d.span, d.message) for d in r.diagnostics]
+    assert r.kernels
+    return r.kernels[0].ptx
+
+
+def body(ptx: str) -> str:
+    """The instructions of the PTX, without comments, .loc lines and blank lines."""
+    keep = []
+    for line in ptx.splitlines():
+        s = line.strip()
+        if not s or s.startswith("//") or s.startswith(".loc") or s.startswith(".file"):
+            continue
+        keep.append(s)
+    return "\n".join(keep)
+
+
+def count(pattern: str, text: str) -> int:
+    return len(re.findall(pattern, text, re.M))

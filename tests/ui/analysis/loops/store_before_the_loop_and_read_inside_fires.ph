@@ -1,0 +1,11 @@
+// store before the loop and read inside fires
+@launch(32)
+kernel k(A: tensor<f32>[8, 32], O: tensor<f32>[8, 32]) {
+  var t: tile<f32>[1, 32] = 0.0
+
+  t[0, ctx.lane] = 1.0
+  for r in range(0, 4) {
+    O[r :+ 1, 0 :+ 32] = t             //~ error PH303
+    barrier()
+  }
+}

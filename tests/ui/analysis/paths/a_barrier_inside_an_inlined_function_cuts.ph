@@ -1,0 +1,11 @@
+// LANGUAGE §9.6: a barrier inside an inlined function cuts
+fn sync() {
+  barrier()
+}
+@launch(256)
+kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  t[0, ctx.lane] = 1.0
+  sync()
+  O[0 :+ 1, 0 :+ 32] = t
+}

@@ -1,0 +1,10 @@
+// LANGUAGE §9.6: a barrier on one branch does not cut the other path
+@launch(256)
+kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  t[0, ctx.lane] = 1.0
+  if ctx.block.x == 0 {
+    barrier()
+  }
+  O[0 :+ 1, 0 :+ 32] = t          //~ error PH303
+}

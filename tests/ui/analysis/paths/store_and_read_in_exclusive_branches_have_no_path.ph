@@ -1,0 +1,10 @@
+// LANGUAGE §9.6: store and read in exclusive branches have no path
+@launch(256)
+kernel k(A: tensor<f32>[1, 32], O: tensor<f32>[1, 32]) {
+  var t: tile<f32>[1, 32] = A[0 :+ 1, 0 :+ 32]
+  if ctx.block.x == 0 {
+    t[0, ctx.lane] = 1.0
+  } else {
+    O[0 :+ 1, 0 :+ 32] = t
+  }
+}

@@ -1,0 +1,4 @@
+// PH101 (undefined-name)
+kernel k() {
+  let a = b + 1    //~ error PH101 "`b` is not declared"
+}

@@ -1,0 +1,3 @@
+// PH118 (bad-type)
+kernel k(a: f31) {    //~ error PH118 "unknown type `f31`"
+}

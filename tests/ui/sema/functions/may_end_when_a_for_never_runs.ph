@@ -1,0 +1,12 @@
+// a function that may leave its loop may end without a value: when a for never runs
+// A function returns on every path when some statement of its body always returns: what follows
+// it cannot run.
+fn f(x: i32) -> i32 {
+  for i in range(0, 4) {
+    return x
+  }
+}    //~ error PH114 "`f` may reach its end without returning a value" help "end every path with a `return` of type i32"
+@launch(32)
+kernel k(O: tensor<i32>[32]) {
+  O[ctx.thread] = f(ctx.lane)
+}

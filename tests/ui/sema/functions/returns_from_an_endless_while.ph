@@ -1,0 +1,14 @@
+// a function that always returns: from an endless while
+// A function returns on every path when some statement of its body always returns: what follows
+// it cannot run.
+fn f(x: i32) -> i32 {
+  while true {
+    if x > 3 {
+      return x
+    }
+  }
+}
+@launch(32)
+kernel k(O: tensor<i32>[32]) {
+  O[ctx.thread] = f(ctx.lane)
+}

@@ -1,0 +1,15 @@
+// a function that always returns: in both branches
+// A function returns on every path when some statement of its body always returns: what follows
+// it cannot run.
+fn f(x: i32) -> i32 {
+  if x > 0 {
+    return 1
+  } else {
+    return 2
+  }
+  let y = 1
+}
+@launch(32)
+kernel k(O: tensor<i32>[32]) {
+  O[ctx.thread] = f(ctx.lane)
+}

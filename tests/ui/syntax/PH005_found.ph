@@ -1,0 +1,4 @@
+// PH005 (syntax-error)
+kernel k() {
+  let a = 1 +
+}    //~ error PH005 "found `}`"

@@ -1,0 +1,4 @@
+// PH005 (syntax-error)
+kernel k() {
+  x = [1]    //~ error PH005 "found `[`"
+}

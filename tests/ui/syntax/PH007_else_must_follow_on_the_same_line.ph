@@ -1,0 +1,7 @@
+// PH007 (else-after-newline)
+kernel k() {
+  if true {
+  }
+  else {    //~ error PH007 "`else` must follow `}` on the same line"
+  }
+}

@@ -1,0 +1,4 @@
+// PH010 (chained-comparison)
+kernel k() {
+  let a = 1 == 2 != 3    //~ error PH010 "cannot be chained"
+}
