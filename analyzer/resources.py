@@ -11,6 +11,11 @@ what a kernel asks of the GPU that the target cannot give, found before phobos-b
   one SM than it has (`minBlocks * T`), or `@launch(T, minBlocks, maxRegs)` for more registers
   than a CTA or an SM has (`T * maxRegs`, `minBlocks * T * maxRegs` against 64K registers).
 
+- **PH215** kernel parameters over the parameter space: the bytes the launch passes, laid out as
+  the lowering lays them out (each tensor a 64-bit pointer, each scalar by its type's size, then
+  each runtime extent as an i32, each aligned to its own size), are more than ptxas accepts for
+  one entry (32,764 on every target; ptxas 13 says "uses too much parameter space").
+
 ``TARGETS`` is the project's one table of targets and their limits (the lowering reads it).
 """
 
@@ -19,7 +24,13 @@ from __future__ import annotations
 from . import smem
 from ..language.targets import TARGETS, Limits  # noqa: F401 (the table's home is language/)
 from .diagnostics.model import Diagnostic, Label
-from ..language.types import Tile
+from ..language.types import BYTES, Tensor, Tile, settle
+
+# The parameter space of one entry, the same on every target phobos-build emits for (sm_75 to
+# sm_120, PTX ISA 8.6 and 8.7): ptxas 13 refuses more ("0x7ffc max").
+PARAM_SPACE_BYTES = 32_764
+POINTER_BYTES = 8          # a tensor parameter is a 64-bit global pointer
+EXTENT_BYTES = 4           # a runtime extent is an i32 after the parameters (LANGUAGE §10)
 
 
 def tile_bytes(t: Tile) -> int:
@@ -41,7 +52,60 @@ def check(program, arch: str, analyses: list) -> list[Diagnostic]:
     out = []
     for kinfo, analysis in zip(program.kernels, analyses):
         out.extend(kernel_diagnostics(kinfo, plan(kinfo, analysis), arch))
+        out.extend(parameter_diagnostics(kinfo, arch))
     return out
+
+
+def parameter_layout(kinfo) -> list[tuple[str, int, int]]:
+    """(name, offset, bytes) of each value the launch passes, in order: the parameters, then the
+    runtime extents, each at the next multiple of its own size (as LLVM's NVPTX back end lays
+    out ``.param`` space)."""
+    out = []
+    offset = 0
+    items = [(b.name, POINTER_BYTES if isinstance(b.type, Tensor) else BYTES[settle(b.type).name])
+             for b in kinfo.params]
+    items += [(name, EXTENT_BYTES) for name in kinfo.extents]
+    for name, size in items:
+        offset = -(-offset // size) * size
+        out.append((name, offset, size))
+        offset += size
+    return out
+
+
+def parameter_bytes(kinfo) -> int:
+    """The bytes of parameter space the kernel's launch takes."""
+    layout = parameter_layout(kinfo)
+    return layout[-1][1] + layout[-1][2] if layout else 0
+
+
+def parameter_diagnostics(kinfo, arch: str) -> list[Diagnostic]:
+    """PH215 when the kernel's parameters take more parameter space than an entry has."""
+    layout = parameter_layout(kinfo)
+    total = layout[-1][1] + layout[-1][2] if layout else 0
+    if total <= PARAM_SPACE_BYTES:
+        return []
+    name = kinfo.kernel.name
+    tensors = sum(1 for b in kinfo.params if isinstance(b.type, Tensor))
+    scalars = len(kinfo.params) - tensors
+    what = [f"{tensors:,} tensor{'s' if tensors != 1 else ''} ({POINTER_BYTES} bytes each)"]
+    if scalars:
+        what.append(f"{scalars:,} scalar{'s' if scalars != 1 else ''}")
+    if kinfo.extents:
+        what.append(f"{len(kinfo.extents):,} runtime extent{'s' if len(kinfo.extents) != 1 else ''} "
+                    f"({EXTENT_BYTES} bytes each)")
+    chain = []
+    over = next(((n, off + size) for n, off, size in layout if off + size > PARAM_SPACE_BYTES), None)
+    param = next((b for b in kinfo.params if over is not None and b.name == over[0]), None)
+    if param is not None and param.span is not None:
+        chain.append(Label(param.span, f"`{param.name}` ends at byte {over[1]:,}, past the limit"))
+    return [Diagnostic(
+        "PH215", f"the parameters of `{name}` take {total:,} bytes, over the {PARAM_SPACE_BYTES:,} bytes of "
+                 f"parameter space a kernel has on {arch}", kinfo.kernel.name_span,
+        label=", ".join(what), chain=chain,
+        help="pass fewer, larger tensors (one tensor with an extra axis instead of many of one shape)",
+        notes=["a launch passes each tensor as a 64-bit pointer, each scalar in its own size and each "
+               "runtime extent as an i32, each aligned to its size; ptxas refuses an entry whose "
+               "parameters take more than 32,764 bytes"])]
 
 
 def kernel_diagnostics(kinfo, p: smem.SharedPlan, arch: str) -> list[Diagnostic]:
@@ -89,4 +153,5 @@ def kernel_diagnostics(kinfo, p: smem.SharedPlan, arch: str) -> list[Diagnostic]
     return out
 
 
-__all__ = ["check", "plan", "kernel_diagnostics", "TARGETS", "Limits", "tile_bytes"]
+__all__ = ["check", "plan", "kernel_diagnostics", "parameter_diagnostics", "parameter_bytes", "parameter_layout",
+           "PARAM_SPACE_BYTES", "TARGETS", "Limits", "tile_bytes"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import re
 import sys
@@ -25,6 +26,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from .. import __version__, analyzer
 from ..analyzer.analysis import release
@@ -38,9 +40,9 @@ from ..analyzer.diagnostics.text import render_text
 from ..analyzer.facts.schema import KIND_NAMES
 from ..analyzer.rules.registry import all_rules, explain_text as rule_text
 from ..language.targets import TARGETS
-from .common import (EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE,
-                     OUTPUT_DIR, Parser, UsageError, add_define_option, parse_defines, path_argument,
-                     show_traceback, silence_stdout)
+from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, OUTPUT_DIR, Parser, UsageError,
+                     add_define_option, describe as _describe, display_path, guarded, parse_defines,
+                     path_argument, show_traceback)
 
 PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
@@ -103,19 +105,12 @@ class _Blocks:
 def main(argv: list[str] | None = None) -> int:
     # A short-lived process: the cyclic collector would only rescan the trees each check builds
     # (they hold no cycles worth collecting), which costs ~10% at 10k statements. Off for the run.
+    # The guard (cli/common.py) turns Ctrl-C, a closed pipe, an output that cannot be written,
+    # running out of memory and a bug outside any one file's check into an exit status.
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _main(sys.argv[1:] if argv is None else list(argv))
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        silence_stdout()
-        return EXIT_BROKEN_PIPE
-    except Exception as exc:  # a bug outside any one file's check: no traceback unless asked for
-        _error(f"internal error: {_describe(exc)} (please report this)")
-        show_traceback(exc)
-        return EXIT_INTERNAL
+        return guarded(PROG, _main, argv, internal="error: internal error")
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -214,7 +209,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
                     _print_kinds(report, blocks)
                 if options.why is not None:
                     why_found += _print_why(report, options.why, blocks)
-            except BrokenPipeError:   # the reader went away: main() stops quietly
+            except (OSError, MemoryError):   # the output failed, or memory ran out: the guard's
                 raise
             except Exception as exc:  # a bug in reporting kinds: say so, keep the other files
                 _error(f"internal error: cannot report the kinds of {report.path}: {_describe(exc)} "
@@ -227,10 +222,9 @@ def _check_paths(path_args: list[str], options: Options) -> int:
         garbage.file_done(len(report.text or ""))
 
     if options.format == "json":
-
-        sys.stdout.write(render_json(reports, with_kinds=options.kinds) + "\n")
+        sys.stdout.write(_portable_json(render_json(reports, with_kinds=options.kinds)) + "\n")
     elif options.format == "sarif":
-        sys.stdout.write(_render_sarif(reports) + "\n")
+        sys.stdout.write(_portable_json(_render_sarif(reports)) + "\n")
     elif reports:
         if options.why is not None and not why_found:
             _why_not_found(options.why, reports)
@@ -319,7 +313,7 @@ def _check_one(analyzer: Any, path: Path, defines: dict[str, str], options_arch:
         # the default target is check_file's own; --arch passes another
         result = (analyzer.check_file(display, defines, options_arch) if options_arch
                   else analyzer.check_file(display, defines))
-    except OSError:
+    except (OSError, MemoryError):      # a usage error; out of memory, which the guard reports
         raise
     except Exception as exc:
         show_traceback(exc)
@@ -349,15 +343,6 @@ def _internal_error(exc: BaseException) -> Any:
     )
 
 
-def _describe(exc: BaseException) -> str:
-    """``Type: message``, or ``Type`` alone when the message is empty (or cannot be had)."""
-    try:
-        detail = str(exc)
-    except Exception:
-        detail = ""
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-
-
 def _file_status(report: FileReport) -> int:
     status = EXIT_OK
     for diag in report.diagnostics:
@@ -371,8 +356,9 @@ def _file_status(report: FileReport) -> int:
 def _print_text(report: FileReport, blocks: _Blocks) -> None:
     """Write one file's diagnostics, one block each."""
 
+    shown = display_path(report.path)
     for diag in sorted(report.diagnostics, key=_sort_key):
-        blocks.write(render_text(diag, report.path, report.text))
+        blocks.write(render_text(diag, shown, report.text))
 
 
 # --- what the analysis found: --kinds, --why, --dump-cfg --------------------------------------
@@ -408,7 +394,7 @@ def _inlined_calls(instance: Any) -> tuple:
 def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
 
     records = _binding_kinds(report) if report.analysed else []
-    blocks.write(render_kinds_listing(report.path, report.text, records, analysed=report.analysed))
+    blocks.write(render_kinds_listing(display_path(report.path), report.text, records, analysed=report.analysed))
 
 
 def _print_why(report: FileReport, name: str, blocks: _Blocks) -> int:
@@ -416,7 +402,7 @@ def _print_why(report: FileReport, name: str, blocks: _Blocks) -> int:
 
     records = _binding_kinds(report, name)
     for record in records:
-        blocks.write(render_why(report.path, report.text, record))
+        blocks.write(render_why(display_path(report.path), report.text, record))
     return len(records)
 
 
@@ -445,6 +431,8 @@ def _dump_cfgs(report: FileReport, directory: Path, written: set[str]) -> int:
         target = directory / name
         try:
             dot = to_dot(analysis.cfg)
+        except MemoryError:
+            raise
         except Exception as exc:  # a bug in the CFG printer: say so, keep the other kernels
             _error(f"internal error: cannot draw the CFG of kernel {analysis.name!r} in "
                    f"{report.path}: {_describe(exc)} (please report this)")
@@ -473,10 +461,62 @@ def _unused_name(base: str, written: set[str]) -> str:
 
 
 def _render_sarif(reports: list[FileReport]) -> str:
-
     rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, rule_text(m.RULE.code) or "")
              for m in all_rules()]
-    return render_sarif(reports, rules, __version__)
+    if not any(_not_utf8(r.path) for r in reports):
+        return render_sarif(reports, rules, __version__)
+    # A name that is not UTF-8 has no UTF-8 to percent-encode: each file goes to the renderer
+    # under a stand-in name (in the files' order, which the renderer sorts by), and the URI of
+    # its bytes (`k%FF.ph`) takes the stand-in's place in the document.
+    ordered = sorted(reports, key=lambda r: str(r.path))
+    stand_ins = {}
+    renamed = []
+    for n, report in enumerate(ordered):
+        stand_in = f"phobos-stand-in-{n:09d}"
+        stand_ins[stand_in] = _uri_of_bytes(os.fsencode(report.path))
+        renamed.append(_Renamed(stand_in, report.diagnostics))
+    document = render_sarif(renamed, rules, __version__)
+    return re.sub(r'"uri": "(phobos-stand-in-[0-9]{9})"', lambda m: f'"uri": "{stand_ins[m.group(1)]}"', document)
+
+
+@dataclass
+class _Renamed:
+    path: str
+    diagnostics: list
+
+
+def _not_utf8(path: str) -> bool:
+    return any(0xDC80 <= ord(c) <= 0xDCFF for c in path)
+
+
+def _uri_of_bytes(name: bytes) -> str:
+    """A relative (or absolute-path) URI reference for a file name given as bytes, as the SARIF
+    renderer writes one for a name in UTF-8: separators become ``/``, the rest is
+    percent-encoded."""
+    return quote(name.replace(b"\\", b"/"), safe="/-._~!$&'()*+,;=@")
+
+
+def _portable_json(document: str) -> str:
+    """A JSON or SARIF document ready for stdout: a file name that is not UTF-8 keeps its
+    undecodable bytes as the escapes ``\\udcNN`` (Python's surrogate escapes: ``json.loads``
+    then ``os.fsencode`` give the name back), and where stdout cannot encode a character (an
+    ASCII locale) it is written as a ``\\uNNNN`` escape, so the document stays valid JSON."""
+    document = _LONE_SURROGATE.sub(_json_escape, document)
+    try:
+        document.encode(getattr(sys.stdout, "encoding", None) or "utf-8")
+    except UnicodeEncodeError:
+        document = _NON_ASCII.sub(_json_escape, document)
+    except LookupError:
+        pass
+    return document
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
+
+
+def _json_escape(m: re.Match) -> str:
+    return json.dumps(m.group())[1:-1]
 
 
 # --- documentation: --explain, --list-rules ---------------------------------------------------

@@ -11,8 +11,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from ..analyzer import checked as C
-from ..analyzer.diagnostics.model import ERROR, Diagnostic, Span
-from .emit import unsupported_ops
+from ..analyzer.diagnostics.model import ERROR, Diagnostic, Label, Span
+from ..analyzer.syntax import ast as A
+from .emit import loop_unroll, unsupported_ops
 from .errors import INTERNAL_CODE, UNSUPPORTED_CODE, LoweringError, Unsupported
 from .manifest import manifest
 from .pipeline import TARGETS, build_and_verify, codegen_many
@@ -89,15 +90,9 @@ def _lower_all(result, checked, arch, path, kernel, resources) -> None:
             raise NoSuchKernel(f"no kernel named `{kernel}` in {path} (kernels: {names})")
     verified = []                           # (kinfo, stages 1-2 done) of the kernels still going
     for kinfo in kernels:
-        size = kernel_size(kinfo.instance, MAX_KERNEL_SIZE)
+        size, loops = unrolled_size(kinfo.instance, MAX_KERNEL_SIZE)
         if size > MAX_KERNEL_SIZE:
-            result.diagnostics.append(Diagnostic(
-                TOO_LARGE_CODE, f"kernel `{kinfo.kernel.name}` is too large to build: more than "
-                f"{MAX_KERNEL_SIZE:,} expressions and declarations, inlined calls included",
-                kinfo.kernel.name_span, label="too large",
-                help="repeat work with a loop (`for<unroll n>` keeps it fast) rather than copies of "
-                     "statements, or split the kernel",
-                notes=["phobos-check accepts it; only the build stops here, so that it stays quick"]))
+            result.diagnostics.append(_too_large(kinfo, loops))
             continue
         v = _guarded(kinfo, result.diagnostics, lambda: _build_and_verify(kinfo, arch, path))
         if v is not None:
@@ -113,15 +108,92 @@ def _lower_all(result, checked, arch, path, kernel, resources) -> None:
                 result.kernels.append(built)
 
 
+def _too_large(kinfo, loops) -> Diagnostic:
+    """PH213 for a kernel past MAX_KERNEL_SIZE; ``loops`` are the unrolled loops counted."""
+    name = kinfo.kernel.name
+    chain, notes = [], []
+    if loops:
+        loop, factor, _ = min(loops, key=lambda x: (-x[1], x[0].span.line, x[0].span.column))
+        where = loop.span.to(loop.var_span) if loop.var_span.line else loop.span
+        chain.append(Label(where, f"unrolled {factor} times, so its body counts {factor} times"))
+        notes.append("the count is taken after inlining and unrolling: each inlined call counts its "
+                     "function's body again, each unrolled loop its body once per copy")
+    notes.append("phobos-check accepts it; only the build stops here, so that it stays quick")
+    return Diagnostic(
+        TOO_LARGE_CODE, f"kernel `{name}` is too large to build: more than {MAX_KERNEL_SIZE:,} expressions "
+        f"and declarations, inlined calls{' and unrolled loops' if loops else ''} included",
+        kinfo.kernel.name_span, label="too large", chain=chain,
+        help=("unroll less (a smaller `<unroll n>`), or repeat work with a loop rather than copies of "
+              "statements" if loops else
+              "repeat work with a loop (`for<unroll n>` keeps it fast) rather than copies of statements, "
+              "or split the kernel"),
+        notes=notes)
+
+
 def kernel_size(inst, stop: int | None = None) -> int:
-    """The expressions and declarations of ``inst`` and of the calls inlined into it (counting
-    stops once past ``stop``)."""
-    total = 0
+    """The expressions and declarations of ``inst`` and of the calls inlined into it, each counted
+    once per copy that unrolling makes of it (a loop the lowering asks LLVM to unroll ``n`` times
+    counts its body ``n`` times; counting stops once past ``stop``)."""
+    return unrolled_size(inst, stop)[0]
+
+
+def unrolled_size(inst, stop: int | None = None) -> tuple[int, list]:
+    """(size, loops): ``kernel_size``, and the loops unrolled in what was counted, as (the
+    ``A.For``, its factor, its instance)."""
+    base = 0
     for i in inst.tree():
-        total += len(i.types) + len(i.decls)
-        if stop is not None and total > stop:
+        base += len(i.types) + len(i.decls)
+    if stop is not None and base > stop:
+        return base, []
+    hits = 0            # entries met in the walk, each once
+    weighted = 0        # the same entries, each times the unroll factors around it
+    loops = []
+    seen = {id(inst)}
+    stack = [(inst, inst.node, 1)]
+    while stack:
+        i, n, w = stack.pop()
+        key = id(n)
+        if key in i.types:
+            hits += 1
+            weighted += w
+        if key in i.decls:
+            hits += 1
+            weighted += w
+        callee = i.calls.get(key)
+        if callee is not None and id(callee) not in seen:
+            seen.add(id(callee))
+            stack.append((callee, callee.node, w))
+        if isinstance(n, A.For):
+            u = loop_unroll(i, n, w) or 1
+            if u > 1:
+                loops.append((n, u, i))
+            for child in _children(n):
+                stack.append((i, child, w * u if child is n.body else w))
+        else:
+            for child in _children(n):
+                stack.append((i, child, w))
+        if stop is not None and weighted + (base - hits) > stop:
             break
-    return total
+    return weighted + (base - hits), loops
+
+
+_FIELDS: dict = {}
+
+
+def _children(n):
+    """The AST nodes directly below ``n``."""
+    fields = _FIELDS.get(type(n))
+    if fields is None:
+        fields = _FIELDS[type(n)] = tuple(f for f in getattr(type(n), "__slots__", ())
+                                          if f != "span" and not f.endswith("_span"))
+    for f in fields:
+        v = getattr(n, f)
+        if isinstance(v, tuple):
+            for x in v:
+                if hasattr(x, "span"):
+                    yield x
+        elif hasattr(v, "span"):
+            yield v
 
 
 def _check(source, path, defines, arch) -> C.CheckedProgram:

@@ -33,6 +33,7 @@ from .errors import LoweringError, Unsupported
 from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
                      value_ir, width)
 from .memory import Addressing, Axis, MemRef, Term, scale
+from .names import entry_symbol
 from .shared import SharedMemory
 from .tiles import TileLowering
 
@@ -88,6 +89,58 @@ def unsupported_ops(kinfo) -> list[Unsupported]:
     return found
 
 
+# ---------------------------------------------------------------- constants and unrolling
+def const_int_in(inst, e) -> int | None:
+    """``e`` folded to an integer in the instance ``inst`` (its constants and a function's dims
+    bound at the call), or None."""
+    def const_value(n):
+        b = inst.resolution.get(id(n))
+        if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int):
+            return b.const_value
+        return None
+    f = affine(e, const_value, lambda node: None)
+    return constant_of(f) if f is not None else None
+
+
+def loop_unroll(inst, s: A.For, product: int = 1) -> int | None:
+    """The unroll factor the lowering asks LLVM for on the loop ``s`` of ``inst`` (None: none),
+    inside loops whose factors multiply to ``product``: the written ``<unroll n>``, else the
+    default of a small loop. The checker bounds the written factors of nested loops, inlined
+    calls included (MAX_UNROLL); the default factor of a small loop inside them gives way."""
+    unroll = const_int_in(inst, s.unroll) if s.unroll is not None else default_unroll(inst, s)
+    if unroll is not None:
+        unroll = max(1, min(unroll, MAX_UNROLL // max(product, 1)))
+    return unroll
+
+
+def default_unroll(inst, s: A.For) -> int | None:
+    """Unroll a small loop without ``<unroll n>`` SMALL_LOOP_UNROLL times, as nvcc does with
+    such loops (LLVM leaves loops with a runtime trip count alone and ptxas unrolls them 4
+    times; measured in benchmarks/sass_vs_nvcc.py). Small: no nested loop, call, collective
+    or shuffle, and at most SMALL_LOOP_NODES nodes, a run of n elements counting n times (an
+    unrolled loop over 16-byte runs holds too many registers: layernorm_rows went from 40 to
+    112)."""
+    nodes = 0
+    stack = [s.body]
+    while stack:
+        n = stack.pop()
+        t = inst.types.get(id(n))
+        nodes += t.n if isinstance(t, Run) else 1
+        if nodes > SMALL_LOOP_NODES or isinstance(n, (A.For, A.While, A.GenericCall)):
+            return None
+        if isinstance(n, A.Call) and (id(n) in inst.calls or inst.ops.get(id(n)) is not None and
+                                      inst.ops[id(n)].cls is not OpClass.PER_THREAD):
+            return None
+        for name in getattr(type(n), "__slots__", ()):
+            if name == "span" or name.endswith("_span"):
+                continue
+            v = getattr(n, name)
+            for x in (v if isinstance(v, tuple) else (v,)):
+                if hasattr(type(x), "__slots__") and hasattr(x, "span"):
+                    stack.append(x)
+    return SMALL_LOOP_UNROLL
+
+
 @dataclass
 class Frame:
     inst: object
@@ -140,7 +193,7 @@ class KernelEmitter:
         for b in self.kinfo.params:
             params.append(ir.PointerType(addrspace=GLOBAL) if isinstance(b.type, Tensor) else _param_ir(b.type))
         params += [I32T] * len(self.kinfo.extents)
-        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), params), k.name)
+        fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), params), entry_symbol(k.name))
         fn.calling_convention = "ptx_kernel"
         fn.attributes.add("nounwind")
         self.fn = fn
@@ -242,13 +295,7 @@ class KernelEmitter:
         return b
 
     def const_int(self, e) -> int | None:
-        def const_value(n):
-            b = self.inst.resolution.get(id(n))
-            if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int):
-                return b.const_value
-            return None
-        f = affine(e, const_value, lambda node: None)
-        return constant_of(f) if f is not None else None
+        return const_int_in(self.inst, e)
 
     def twos(self, e) -> int:
         return twos(e, self._name_twos, self._ctx_twos)
@@ -488,11 +535,7 @@ class KernelEmitter:
         i = self.b.load(ptr, typ=scalar_ir(lt))
         self.b.cbranch(self.b.icmp_signed("<", i, hi), body, done)
         self.b.position_at_end(body)
-        unroll = self.const_int(s.unroll) if s.unroll is not None else self._default_unroll(s)
-        if unroll is not None:
-            # the checker bounds the written factors of nested loops, inlined calls included
-            # (MAX_UNROLL); the default factor of a small loop inside them gives way here
-            unroll = max(1, min(unroll, MAX_UNROLL // self.unroll_product))
+        unroll = loop_unroll(self.inst, s, self.unroll_product)
         saved_product = self.unroll_product
         self.unroll_product *= unroll or 1
         self.loops.append((latch, done))
@@ -506,33 +549,6 @@ class KernelEmitter:
         back = self.b.branch(head)
         back.set_metadata("llvm.loop", self._loop_md(unroll))
         self.b.position_at_end(done)
-
-    def _default_unroll(self, s: A.For) -> int | None:
-        """Unroll a small loop without ``<unroll n>`` SMALL_LOOP_UNROLL times, as nvcc does with
-        such loops (LLVM leaves loops with a runtime trip count alone and ptxas unrolls them 4
-        times; measured in benchmarks/sass_vs_nvcc.py). Small: no nested loop, call, collective
-        or shuffle, and at most SMALL_LOOP_NODES nodes, a run of n elements counting n times (an
-        unrolled loop over 16-byte runs holds too many registers: layernorm_rows went from 40 to
-        112)."""
-        nodes = 0
-        stack = [s.body]
-        while stack:
-            n = stack.pop()
-            t = self.inst.types.get(id(n))
-            nodes += t.n if isinstance(t, Run) else 1
-            if nodes > SMALL_LOOP_NODES or isinstance(n, (A.For, A.While, A.GenericCall)):
-                return None
-            if isinstance(n, A.Call) and (id(n) in self.inst.calls or self.inst.ops.get(id(n)) is not None and
-                                          self.inst.ops[id(n)].cls is not OpClass.PER_THREAD):
-                return None
-            for name in getattr(type(n), "__slots__", ()):
-                if name == "span" or name.endswith("_span"):
-                    continue
-                v = getattr(n, name)
-                for x in (v if isinstance(v, tuple) else (v,)):
-                    if hasattr(type(x), "__slots__") and hasattr(x, "span"):
-                        stack.append(x)
-        return SMALL_LOOP_UNROLL
 
     def _loop_md(self, unroll: int | None):
         m = self.module

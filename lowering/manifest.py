@@ -10,6 +10,7 @@ import json
 
 from ..language.types import Tensor, settle
 from ..language.targets import PTX_ISA
+from .names import entry_symbol
 
 VERSION = 1
 
@@ -22,7 +23,7 @@ def manifest(kinfo, arch: str, resources: dict | None, dynamic_shared_bytes: int
                            "shape": list(b.type.shape)})
         else:
             params.append({"name": b.name, "kind": "scalar", "dtype": settle(b.type).name})
-    return {"version": VERSION, "entry": kinfo.kernel.name, "target": arch, "ptx_version": PTX_ISA,
+    return {"version": VERSION, "entry": entry_symbol(kinfo.kernel.name), "target": arch, "ptx_version": PTX_ISA,
             "block": kinfo.threads, "dynamic_shared_bytes": dynamic_shared_bytes, "params": params,
             "extents": list(kinfo.extents), "aligned": dict(kinfo.aligned), "resources": resources}
 

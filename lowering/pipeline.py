@@ -25,9 +25,10 @@ from dataclasses import dataclass
 import llvmlite.ir as ir
 
 from ..language.targets import PTX_FEATURES, PTX_ISA, TARGETS as TARGETS_LIMITS
-from .debug import DebugInfo
+from .debug import DebugInfo, fix_file_directives, source_path_of
 from .emit import KernelEmitter
 from .errors import LoweringError
+from .names import entry_symbol
 
 TRIPLE = "nvptx64-nvidia-cuda"
 TARGETS = tuple(TARGETS_LIMITS)      # the language's table of targets (language/targets.py)
@@ -147,20 +148,25 @@ class Verified:
     llvm_ir: str                  # the module as built (stage 1), before optimization
     mod: object                   # LLVM's parsed module, which stages 3 and 4 transform
     dynamic_shared_bytes: int
+    entry: str = ""               # the kernel's PTX symbol (names.py)
+    source_path: str | None = None  # what the .file directive names (None: no line information)
 
 
 def build_and_verify(kinfo, arch: str, source_path: str) -> Verified:
     """Stages 1 and 2 for one kernel (here, in this process: they run our code, not LLVM's passes)."""
     module = build_module(kinfo, arch, source_path)
     text = module_text(module)
-    return Verified(kinfo.kernel.name, text, parse_and_verify(text), module.phobos_dynamic_shared_bytes)
+    return Verified(kinfo.kernel.name, text, parse_and_verify(text), module.phobos_dynamic_shared_bytes,
+                    entry_symbol(kinfo.kernel.name), source_path_of(source_path))
 
 
 def _codegen(v: Verified, arch: str, tm) -> str:
     optimize(v.mod, tm)
     v.mod.verify()
     ptx = emit_ptx(v.mod, tm)
-    check_ptx(ptx, v.name, arch)
+    if v.source_path is not None:
+        ptx = fix_file_directives(ptx, v.source_path)
+    check_ptx(ptx, v.entry or entry_symbol(v.name), arch)
     return ptx
 
 

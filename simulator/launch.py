@@ -21,13 +21,15 @@ from ..language.ops import STORE
 from ..language.types import Tensor, Tile, settle
 from . import values as V
 from .errors import ArgumentError, DynamicCheckFailed, fire
-from .machine import Machine, Options, Spans
+from .machine import Machine, Options, Spans, Work
 from .memory import Buffer
 
 MAX_BATCH_THREADS = 1 << 17            # threads simulated together (the lanes matvec at N=4096: all)
 MAX_SIM_THREADS = 1 << 31              # threads in one launch (CTAs x threads per CTA): a grid the
                                        # simulator would take days over is refused, not started
 MAX_BATCH_TILE_BYTES = 256 << 20       # shared memory simulated together
+MAX_BATCH_VALUE_ELEMENTS = 1 << 24     # elements of the largest tile value (a slice, a sweep's
+                                       # result) of the CTAs simulated together
 
 
 def params_of(kinfo) -> list[Param]:
@@ -63,6 +65,17 @@ def uses_once_per_cta(inst) -> bool:
 def _tile_bytes(inst) -> int:
     return sum(prod(b.type.shape) * V.dtype_of(b.type.elem).itemsize for i in inst.tree() for b in i.bindings
                if isinstance(b.type, Tile) and b.kind != "view" and b.type.static)
+
+
+def largest_tile_value(inst) -> int:
+    """The elements of the largest tile value of static shape the kernel (its inlined functions
+    included) computes: a slice, a sweep's result, a tile binding."""
+    largest = 0
+    for i in inst.tree():
+        for t in i.types.values():
+            if isinstance(t, Tile) and t.static:
+                largest = max(largest, prod(t.shape))
+    return largest
 
 
 def block_batches(grid, per_batch: int):
@@ -128,10 +141,14 @@ def _simulate(kinfo, bound: Bound, grid, options: Options, path: str, text: str 
             tile_bytes = _tile_bytes(kinfo.instance)
             if tile_bytes:
                 per_batch = max(1, min(per_batch, MAX_BATCH_TILE_BYTES // tile_bytes))
+            largest = largest_tile_value(kinfo.instance)
+            if largest:
+                per_batch = max(1, min(per_batch, MAX_BATCH_VALUE_ELEMENTS // largest))
         scalars = {p.name: bound.values[p.name] for p in kinfo.params if not isinstance(p.type, Tensor)}
         spans = Spans()                 # the records between CTAs outlive a batch, and name places
+        work = Work(options.max_steps)  # the work bound counts the steps of every batch
         for ctas in block_batches(grid, per_batch):
-            m = Machine(kinfo, ctas, grid, buffers, scalars, bound.extents, options, spans)
+            m = Machine(kinfo, ctas, grid, buffers, scalars, bound.extents, options, spans, work)
             m.sequential = sequential
             if not sequential:          # CTAs that nothing orders: races between them are tracked
                 ids = (ctas[:, 0] + grid[0] * (ctas[:, 1] + grid[1] * ctas[:, 2])).astype(np.int32)

@@ -29,11 +29,30 @@ from .tiles import TileEval
 from .values import cast, dtype_of
 
 DEFAULT_MAX_LOOP_ITERATIONS = 250_000
+# The work bound of one launch, in steps: a step is one statement, or one iteration of a loop,
+# run for one CTA (a statement the simulator runs for a batch of CTAs together counts once per
+# CTA of the batch). A 4096 x 4096 x 4096 run of examples/tiled_gemm.ph takes 16.9 million steps
+# with its smallest tiles (BM = BN = 32, BK = 16: 16,384 CTAs of 8 + 4 * 256 steps) and 2.1
+# million with its largest; the default leaves it a factor of 5.9. A step costs about 30 us
+# when the CTAs run one at a time, so nested loops of 200,000 iterations each stop within the
+# hour instead of running for days.
+DEFAULT_MAX_STEPS = 100_000_000
 
 
 @dataclass
 class Options:
     max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS
+    max_steps: int = DEFAULT_MAX_STEPS
+
+
+class Work:
+    """The steps a launch has run so far (shared by its batches) against its bound."""
+
+    __slots__ = ("steps", "limit")
+
+    def __init__(self, limit: int = DEFAULT_MAX_STEPS):
+        self.steps = 0
+        self.limit = limit
 
 
 class Frame:
@@ -80,7 +99,7 @@ class Spans:
 class Machine(ScalarEval, TileEval, ThreadOps):
     def __init__(self, kinfo, ctas: list[tuple[int, int, int]], grid: tuple[int, int, int],
                  tensors: dict[str, Buffer], scalars: dict, extents: dict[str, int], options: Options,
-                 spans: Spans | None = None):
+                 spans: Spans | None = None, work: Work | None = None):
         self.kinfo = kinfo                         # the analyzer.checked.CheckedKernel being run
         # what the lowering and the simulator agree on (analyzer/facts/plan.py): barriers before
         # CTA-wide writes, the collectives that exchange data
@@ -119,6 +138,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         # every recorded access and every loop iteration, the clock when each iteration of the
         # loops running now began, and the clock when the statement running now began
         self.spans = spans if spans is not None else Spans()
+        self.work = work if work is not None else Work(options.max_steps)
         self.clock = 0
         self.loop_marks: list[tuple[object, array]] = []
         self.stmt_clock = 0
@@ -232,9 +252,13 @@ class Machine(ScalarEval, TileEval, ThreadOps):
     # ---------------------------------------------------------------- statements
     def exec_block(self, stmts) -> None:
         outer = self.stmt_clock
+        work = self.work
         for s in stmts:
             if not self.any:
                 break
+            work.steps += self.C
+            if work.steps > work.limit:
+                self._too_much_work(s)
             self.stmt_clock = self.clock
             getattr(self, "exec_" + type(s).__name__)(s)
         self.stmt_clock = outer
@@ -255,6 +279,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         t = b.type
         if isinstance(t, Tile):
             if s.value is None:
+                self.tile_room(t.shape, s)
                 self.env[b.uid] = Buffer.tile(b.name, self.C, t.shape, t.elem)
             else:
                 self.env[b.uid] = self.new_tile(s, b, s.value)
@@ -364,7 +389,11 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         iterations = 0
         marks = array("q")                          # the clock when each iteration began
         self.loop_marks.append((s, marks))
+        work = self.work
         while True:
+            work.steps += self.C
+            if work.steps > work.limit:
+                self._too_much_work(s)
             self.clock += 1
             marks.append(self.clock & CLOCK_MASK)
             synced = self.sync_ops                  # acquires and atomics so far, the condition's too
@@ -452,6 +481,21 @@ class Machine(ScalarEval, TileEval, ThreadOps):
                     f"{thread_list(np.flatnonzero(active.reshape(self.C, self.T)[ctas[0]]))}"],
              help="check the loop's condition; the `max_loop_iterations` argument of a kernel call raises the limit")
 
+    def _too_much_work(self, s) -> None:
+        """PH405: the launch passed its work bound (``Options.max_steps``). Located at the
+        outermost loop running, where the work piles up, else at the statement."""
+        where = self.loop_marks[0][0] if self.loop_marks else s
+        active = self.mask.reshape(self.C, self.T).any(1)
+        ctas = np.flatnonzero(active)
+        cta = self.cta_label(int(ctas[0])) if ctas.size else self.cta_label(0)
+        more = f" and {ctas.size - 1} other CTA{'s' if ctas.size > 2 else ''} of its batch" if ctas.size > 1 else ""
+        what = "this loop" if self.loop_marks else "this statement"
+        fire("PH405", f"the launch has run {self.work.limit:,} steps, the simulator's limit, and is still "
+             f"running {what}", where.span, label=f"running in CTA {cta}{more}",
+             notes=["a step is one statement, or one iteration of a loop, run for one CTA"],
+             help="phobos-run --max-steps N (the `max_steps` argument of a kernel call) raises the limit; "
+                  "or run a smaller problem")
+
     def exec_Break(self, s) -> None:
         self.set_mask(np.zeros(self.P, dtype=bool))
 
@@ -505,6 +549,8 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         for b, v in bound:
             self.env[b.uid] = v
         caller, saved = self.inst, self.mask
+        if isinstance(callee.ret_type, Tile):
+            self.tile_room(callee.ret_type.shape, e)
         frame = Frame(self.P, callee.ret_type, self.C)
         self.frames.append(frame)
         self.inst, self.types = callee, callee.types
@@ -526,6 +572,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         t = self.types[id(a)]
         op = self.inst.ops.get(id(a)) or _NamedOp("tile argument", a.span)
         cidx = self.cta_gate(op)
+        self.tile_room(t.shape, a)
         buf = Buffer.tile("argument", self.C, t.shape, t.elem)
         if cidx.size:
             prev, self.cur_op = self.cur_op, op

@@ -20,6 +20,16 @@ from .errors import fire
 from .memory import Buffer, Region, gather, owner_cta
 
 _TILE_MATH = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "round": V.round_half_even}
+_POINTWISE = frozenset(V.NUMPY_DTYPES) | frozenset(_TILE_MATH) | {"tmax", "where"}
+
+# A store of more elements than this per CTA (a slice running far past its tensor's end, as
+# `A[0 :+ 2147483647]` may) computes only the part that lands inside its target, when its value
+# is computed element by element (copies, sweeps, casts, `where`, `tmax`). Smaller stores are
+# computed whole, so that every element they read is checked for races.
+WINDOW_FROM = 1 << 20
+# The most elements one tile value may have per CTA, after that clamping: past it (a `rowsum`
+# of a slice of 2**31 elements) the simulator stops with PH405 instead of asking for gigabytes.
+MAX_TILE_ELEMENTS = 1 << 24
 
 
 def _elem(t):
@@ -40,6 +50,8 @@ def lift(x, rank: int):
 
 class TileEval:
     cur_op = None
+    _tile_cidx = None       # the CTAs of the tile statement being computed
+    _window = None          # the cut of a huge store being computed (store_window)
 
     # ---------------------------------------------------------------- regions
     def view_of(self, e) -> Region:
@@ -71,6 +83,7 @@ class TileEval:
         return v if isinstance(v, np.ndarray) and v.ndim else int(v)
 
     def read_region(self, region: Region, cidx: np.ndarray, node) -> np.ndarray:
+        self.tile_room(region.shape, node)
         flat, inb = region.cta_index(cidx)
         buf = region.buf
         if buf.dirty:
@@ -103,12 +116,94 @@ class TileEval:
              op.span, label=f"in CTA {self.cta_label(c)}, {who} stored `{element}` since the last barrier",
              notes=list(notes), help="put a `barrier()` between the per-thread stores and this operation")
 
+    def tile_room(self, shape, node) -> None:
+        """PH405 for a tile value of more than MAX_TILE_ELEMENTS elements per CTA, before
+        anything of that size is allocated."""
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if n > MAX_TILE_ELEMENTS:
+            op = self.cur_op if self.cur_op is not None else node
+            what = f"`{op.name}`" if getattr(op, "name", None) else "this operation"
+            fire("PH405", f"{what} works on a tile of {n:,} elements per CTA, more than the simulator's limit "
+                 f"of {MAX_TILE_ELEMENTS:,}", node.span, label=f"a tile of shape {list(shape)}",
+                 notes=["a slice running past its tensor's end is clamped to the tensor only where it is "
+                        "copied or swept element by element into a slice"],
+                 help="make the slice no longer than the data it covers")
+
+    # ---------------------------------------------------------------- slices too large to hold
+    def store_window(self, region: Region, value, cidx: np.ndarray):
+        """For a store of more than WINDOW_FROM elements per CTA whose value is computed element
+        by element: (the target region cut to the elements that land inside its buffer in some
+        CTA of ``cidx``, the cut per visible axis as (start, length)); None otherwise."""
+        shape = region.shape
+        n = 1
+        for d in shape:
+            n *= int(d)
+        if n <= WINDOW_FROM or not self._pointwise(value, shape):
+            return None
+        buf = region.buf
+        lo_all, hi_all = [], []
+        empty = False
+        for axis, (off, length) in enumerate(zip(region.offsets, region.lengths)):
+            o = np.asarray(off[cidx] if isinstance(off, np.ndarray) else off, dtype=np.int64)
+            size = buf.shape[axis]
+            if length is None:                          # a point axis: in range or nothing lands
+                empty = empty or not bool(np.any((o >= 0) & (o < size)))
+                continue
+            lo = np.clip(-o, 0, length)
+            hi = np.clip(size - o, 0, length)
+            some = hi > lo
+            if not np.any(some):
+                empty = True
+                lo_all.append(0)
+                hi_all.append(0)
+            else:
+                lo_all.append(int(np.min(lo[some]) if lo.ndim else lo))
+                hi_all.append(int(np.max(hi[some]) if hi.ndim else hi))
+        if empty:
+            cut = [(0, 0)] * len(shape)
+        else:
+            cut = [(lo, hi - lo) for lo, hi in zip(lo_all, hi_all)]
+        if all(c == (0, d) for c, d in zip(cut, shape)):
+            return None                                 # all of it lands: nothing to cut
+        return region.sub(cut), (tuple(shape), cut)
+
+    def _pointwise(self, e, shape) -> bool:
+        """Is ``e`` computed element by element from tiles that line up with a target of
+        ``shape`` (the same extent, or 1, on each axis aligned from the right)?"""
+        t = self.types[id(e)]
+        if isinstance(t, Scalar):
+            return True
+        if not isinstance(t, Tile) or _cut(t.shape, shape, [(0, d) for d in shape]) is None:
+            return False
+        if isinstance(e, (A.Name, A.Index)):
+            return True
+        if isinstance(e, A.Binary):
+            return self._pointwise(e.lhs, shape) and self._pointwise(e.rhs, shape)
+        if isinstance(e, A.Unary):
+            return self._pointwise(e.operand, shape)
+        if isinstance(e, A.Call):
+            return id(e) not in self.inst.calls and e.func in _POINTWISE and \
+                all(self._pointwise(a, shape) for a in e.args)
+        return False
+
+    def windowed(self, region: Region, t) -> Region:
+        """A tile operand cut as the store being computed is (``self._window``)."""
+        window = self._window
+        if window is None:
+            return region
+        shape, cut = window
+        sub = _cut(region.shape, shape, cut)
+        return region if sub is None else region.sub(sub)
+
     # ---------------------------------------------------------------- statements
     def new_tile(self, s, b, value) -> Buffer:
         """`let`/`var` of a tile-valued expression: a fresh shared tile, filled CTA-wide."""
         op = self.inst.ops[id(s)]
         cidx = self.cta_gate(op)
         t = b.type
+        self.tile_room(t.shape, s)
         buf = Buffer.tile(b.name, self.C, t.shape, t.elem)
         if cidx.size:
             prev, self.cur_op = self.cur_op, op
@@ -131,9 +226,14 @@ class TileEval:
         try:
             if region is None:
                 region = self.view_of(s.target)
+            window = None
+            cut = self.store_window(region, s.value, cidx)
+            if cut is not None:                 # a huge store: compute only what lands
+                region, window = cut
+            self.tile_room(region.shape, s)
             buf = region.buf
             rank = len(region.shape)
-            value = self.statement_value(s.value, cidx)
+            value = self.statement_value(s.value, cidx, window)
             if binop:
                 current = self.read_region(region, cidx, s.target)
                 value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
@@ -171,17 +271,18 @@ class TileEval:
         v = lift(V.cast(self.statement_value(e, cidx), t.elem), len(t.shape))
         return np.broadcast_to(v, (cidx.size,) + tuple(t.shape))
 
-    def statement_value(self, e, cidx: np.ndarray):
+    def statement_value(self, e, cidx: np.ndarray, window=None):
         """The value of a tile statement's expression, in LANGUAGE §6's order: its scalars, calls
         and tile operations each at its place, after its operands; a tile or a slice is read by
         the operation that takes it (so `u + f(u)` adds what `f` left in `u`, while
-        `rowsum(u) + f(u)` sums `u` before `f` runs: analyzer/evaluation.py)."""
-        saved = getattr(self, "_tile_cidx", None)
-        self._tile_cidx = cidx
+        `rowsum(u) + f(u)` sums `u` before `f` runs: analyzer/evaluation.py). ``window``: the
+        cut of a huge store (``store_window``), applied to every tile operand."""
+        saved, saved_window = self._tile_cidx, self._window
+        self._tile_cidx, self._window = cidx, window
         try:
             return self.operand(self.tv(e, cidx), cidx)
         finally:
-            self._tile_cidx = saved
+            self._tile_cidx, self._window = saved, saved_window
 
     def operand(self, v, cidx: np.ndarray):
         """A value an operation takes: a tile or slice (a ``Leaf``) is read now."""
@@ -198,9 +299,9 @@ class TileEval:
             v = self.cta_uniform(self.ev(e), e, self.cur_op)
             return v[cidx] if np.ndim(v) else v
         if isinstance(e, A.Name):
-            return Leaf(self.region_of(e), e)
+            return Leaf(self.windowed(self.region_of(e), t), e)
         if isinstance(e, A.Index):
-            return Leaf(self.view_of(e), e)
+            return Leaf(self.windowed(self.view_of(e), t), e)
         if isinstance(e, A.Binary):
             rank = len(t.shape)
             a, b = self.tv(e.lhs, cidx), self.tv(e.rhs, cidx)
@@ -251,6 +352,24 @@ class TileEval:
         finally:
             self.cur_op = prev
         return V.cast(BUILTINS[f](t, *args), t.elem)
+
+
+def _cut(have, shape, cut):
+    """The cut (start, length per axis) of a target of ``shape``, for an operand of shape
+    ``have`` that broadcasts to it (axes aligned from the right; an axis of 1 is not cut); None
+    when the shapes do not line up that way."""
+    have = tuple(int(d) if isinstance(d, (int, np.integer)) else d for d in have)
+    if len(have) > len(shape):
+        return None
+    out = []
+    for d, want, c in zip(have, shape[len(shape) - len(have):], cut[len(shape) - len(have):]):
+        if d == want:
+            out.append(c)
+        elif d == 1:
+            out.append((0, 1))
+        else:
+            return None
+    return out
 
 
 class Leaf:

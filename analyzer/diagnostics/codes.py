@@ -54,6 +54,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH211": ("shared-memory-over-limit", "the kernel's tiles need more shared memory than the target gives one CTA"),
     "PH212": ("launch-beyond-target", "a `@launch` size the target cannot run"),
     "PH213": ("kernel-too-large", "a kernel too large for phobos-build to compile in bounded time"),
+    "PH215": ("parameter-space-over-limit", "the kernel's parameters take more than the 32,764 bytes of parameter space of an entry"),
     # --- PH3xx: the per-thread rules (DESIGN.md; permanent) ---
     "PH301": ("cta-op-divergent-control", "a CTA-wide operation under non-uniform control"),
     "PH302": ("cta-op-nonuniform-operand", "a CTA-wide operation with a non-uniform scalar operand"),

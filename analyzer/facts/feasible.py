@@ -24,9 +24,19 @@ range (`@aligned(D = n)`: `D % n == 0`); anything else (a `var`, a load, a call'
 float) is a fresh symbol at each occurrence. Integer `+ - * / % << >>` wrap in their type's
 width (two's complement, as the lowering computes them).
 
-z3 runs under a fixed resource limit per question (``RLIMIT``), never a wall-clock timeout, so
-verdicts do not depend on machine load; "unknown" keeps the path, marked undecided. Questions
-are deduplicated by their formula, and a question with nothing to decide is never asked.
+z3 runs under fixed resource limits, never a wall-clock timeout, so verdicts do not depend on
+machine load: at most ``RLIMIT`` units per question, and a budget per kernel (``kernel_budget``:
+per `@autotune` configuration too, since each configuration is checked on its own) that every
+question of the kernel draws from. The budget counts z3's own resource units (each kernel asks in
+a z3 context of its own, whose count is the kernel's alone) and a charge for the formulas built
+(``DECISION_COST`` per branch decision translated, ``NODE_COST`` per node of a segment's flow),
+so it bounds the Python work around z3 as well. "unknown" keeps the path, marked undecided
+(``LIMIT``: the question's own limit; ``BUDGET``: the kernel's budget ran out, and every later
+question of the kernel is undecided without being asked). Questions are deduplicated by their
+formula, a question with nothing to decide is never asked, and the cheap question (the decisions
+every path must take) goes before the full one. A Ctrl-C while z3 works is z3's "interrupted
+from keyboard", raised here as KeyboardInterrupt (z3 catches the signal itself, so Python would
+never see it).
 """
 
 from __future__ import annotations
@@ -39,10 +49,31 @@ from ...language.types import BYTES, Scalar
 RLIMIT = 2_000_000       # z3 resource units per question: fixed, so verdicts are reproducible
 MAX_DEPTH = 24           # how deep `let` initializers and arguments are substituted
 
+# The budget of one kernel, in z3's resource units (about a microsecond each on the test machine,
+# at worst): BUDGET_BASE, plus BUDGET_PER_SIZE for each expression and declaration of the
+# kernel's own body (its calls count as the call expressions, not as the functions' bodies, so
+# that a function called from many places or many kernels does not multiply the work), at most
+# BUDGET_MAX. A file's total is then at most in proportion to its size. docs/limitations.md.
+BUDGET_BASE = 100_000
+BUDGET_PER_SIZE = 1_000
+BUDGET_MAX = 20_000_000
+DECISION_COST = 200      # units charged per branch decision translated for a question
+NODE_COST = 100          # units charged per node of a segment told to z3 as a flow
+
+LIMIT = "limit"          # undecided: z3 reached the question's own limit (RLIMIT)
+BUDGET = "budget"        # undecided: the kernel's budget was spent
+
 I32_MAX = (1 << 31) - 1
 _RANGES = {"i8": (-128, 127), "u8": (0, 255), "i32": (-I32_MAX - 1, I32_MAX), "i64": (-(1 << 63), (1 << 63) - 1),
            "bool": (0, 1)}
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def kernel_budget(kinfo) -> int:
+    """The z3 budget of one checked kernel (see BUDGET_BASE): fixed by its own body's size."""
+    inst = kinfo.instance
+    size = len(inst.types) + len(inst.decls)
+    return min(BUDGET_MAX, BUDGET_BASE + BUDGET_PER_SIZE * size)
 
 
 def _type_range(t) -> tuple[int, int]:
@@ -64,33 +95,63 @@ class Frame:
 
 
 class PathQuestions:
-    """The feasible-path questions of one kernel (its facts), with their answers."""
+    """The feasible-path questions of one kernel (its facts), with their answers, asked in a z3
+    context of the kernel's own within the kernel's budget."""
 
-    def __init__(self, facts):
+    def __init__(self, facts, budget: int | None = None):
         self.facts = facts
         self.cfg = facts.cfg
         self.kinfo = facts.cfg.kernel
+        self.budget = kernel_budget(self.kinfo) if budget is None else budget
         self._z3 = None
+        self.ctx = None
         self._idom = None
         self._answers: dict = {}        # formula key -> (feasible, undecided)
         self._symbols: dict = {}        # key -> (z3 symbol, range constraint)
+        self._segments: dict = {}       # (start, exits, removed) -> (forced decisions, cycling loops)
+        self._guards: dict = {}         # store node -> the decisions that dominate it
+        self._decisions: dict = {}      # condition node -> (term or None, fresh symbols, ranges)
+        self._loop_seen = False         # a translation read a loop's iteration (frame-dependent)
+        self._range_log: list | None = None
         self.fresh = 0
         self.questions = 0              # solver checks made
+        self.z3_units = 0               # z3's resource count in this kernel's context
+        self.charged = 0                # units charged for building formulas
+        self.exhausted = False          # the budget ran out: every later question is undecided
 
     @property
     def z3(self):
         if self._z3 is None:
             import z3
             self._z3 = z3
+            self.ctx = z3.Context()
         return self._z3
 
+    @property
+    def spent(self) -> int:
+        return self.z3_units + self.charged
+
+    def _charge(self, units: int) -> bool:
+        """Charge ``units`` of formula building to the budget; False (and the budget spent)
+        when they do not fit."""
+        if self.exhausted or self.spent + units > self.budget:
+            self.exhausted = True
+            return False
+        self.charged += units
+        return True
+
     # ---------------------------------------------------------------- the question
-    def feasible(self, store: int, read: int, carrier, segments) -> tuple[bool, bool]:
+    def feasible(self, store: int, read: int, carrier, segments) -> tuple[bool, object]:
         """May a barrier-free path from ``store`` to ``read`` be taken? ``carrier``: None for a
         direct path, else the Loop whose back edge it crosses; ``segments``: the path's segments
         in the graph without barriers, each (start, exits, nodes, removed back edges), the
-        exits (node, label of the edge it leaves by) (paths.py computes them). Returns
-        (feasible, undecided)."""
+        exits (node, label of the edge it leaves by) (paths.py computes them), or a callable
+        that returns them (not called once the budget is spent). Returns (feasible,
+        undecided): undecided is False, LIMIT or BUDGET."""
+        if self.exhausted:
+            return True, BUDGET
+        if callable(segments):
+            segments = segments()
         z3 = self.z3
         sites = self.cfg.sites
         s_loops = sites[store].loops
@@ -119,24 +180,27 @@ class PathQuestions:
             for l, t in fixed.items():
                 if t is not None:
                     self._used.append((self.cfg.loops[l], t, True, frame))
+        guard = self._guard(store)
+        shapes = [self._segment(*seg) for seg in segments]
+        if not self._charge(DECISION_COST * (len(guard) + sum(len(f) for f, _ in shapes))):
+            return True, BUDGET
         # the store runs: the decisions that dominate it, in its own iterations (a loop before it
         # may have run any number of iterations, barriers or not)
         guard_frame = Frame(fixed_s, frozenset(l.id for l in self.cfg.loops if l.id not in fixed_s))
-        for d, taken in self._guard(store):
+        for d, taken in guard:
             c = self._decision(d, taken, guard_frame)
             if c is not None:
                 constraints.append(c)
         frames = []
-        for (start, exits, nodes, removed), fixed in zip(segments, sides):
-            cycling = frozenset(_cycling_loops(self.cfg, nodes, removed))
+        for (_forced_here, cycling), fixed in zip(shapes, sides):
             frames.append(Frame({l: t for l, t in fixed.items() if l not in cycling}, cycling))
         # first the cheap question: the decisions every path of each segment must take (the
         # conditions on its end's dominator chain left with one way out): these follow from the
         # full question below, so their `unsat` drops the path already, and they repeat across
         # stores and reads (deduplicated)
         forced = list(constraints)
-        for (start, exits, nodes, removed), frame in zip(segments, frames):
-            for d, taken in _forced(self.cfg, start, exits, nodes, removed):
+        for (forced_here, _cycling), frame in zip(shapes, frames):
+            for d, taken in forced_here:
                 c = self._decision(d, taken, frame)
                 if c is not None:
                     forced.append(c)
@@ -145,8 +209,12 @@ class PathQuestions:
             feasible, unsure = self._cached(forced)
             if not feasible:
                 return False, False
+            if unsure == BUDGET:
+                return True, BUDGET
         # then the whole of it: some path through each segment, every branch it takes with its
         # condition (two ways round a barrier, each infeasible on its own)
+        if not self._charge(NODE_COST * sum(len(nodes) for _s, _e, nodes, _r in segments)):
+            return True, BUDGET
         flows = []
         for tag, ((start, exits, nodes, removed), frame) in enumerate(zip(segments, frames)):
             flows += self._flow(tag, start, exits, nodes, removed, frame)
@@ -154,34 +222,67 @@ class PathQuestions:
             return True, unsure
         return self._cached(forced + flows)
 
-    def _cached(self, constraints) -> tuple[bool, bool]:
+    def _segment(self, start, exits, nodes, removed) -> tuple[list, frozenset]:
+        """What a segment needs beyond its flow, made once per segment (a store's segment to a
+        loop's latch repeats for every read after the loop's header): the decisions every path
+        through it takes, and the loops it may go round."""
+        key = (start, tuple(exits), removed)
+        got = self._segments.get(key)
+        if got is None:
+            got = self._segments[key] = (_forced(self.cfg, start, exits, nodes, removed),
+                                         frozenset(_cycling_loops(self.cfg, nodes, removed)))
+        return got
+
+    def _cached(self, constraints) -> tuple[bool, object]:
         constraints = constraints + self._bounds() + list(self._ranges.values())
         # z3 shares equal terms while one of them lives: keeping each question's constraints
         # alive with its answer makes an equal question find the same ids
         key = tuple(sorted(c.get_id() for c in constraints))
         got = self._answers.get(key)
         if got is None:
-            got = self._answers[key] = (self._ask(constraints), constraints)
+            answer = self._ask(constraints)
+            if answer[1] == BUDGET:
+                return answer           # not kept: a question the budget cut was not answered
+            got = self._answers[key] = (answer, constraints)
         return got[0]
 
-    def _ask(self, constraints) -> tuple[bool, bool]:
+    def _ask(self, constraints) -> tuple[bool, object]:
         z3 = self.z3
-        solver = z3.Solver()
-        solver.set("rlimit", RLIMIT)
+        left = self.budget - self.spent
+        if self.exhausted or left <= 0:
+            self.exhausted = True
+            return True, BUDGET
+        limit = min(RLIMIT, left)
+        solver = z3.Solver(ctx=self.ctx)
+        solver.set("rlimit", limit)
         solver.add(*constraints)
         self.questions += 1
         try:
             got = solver.check()
         except z3.Z3Exception:
-            return True, True
+            got = None
+        stats = solver.statistics()
+        if "rlimit count" in stats.keys():
+            self.z3_units = max(self.z3_units, int(stats.get_key_value("rlimit count")))
         if got == z3.unsat:
             return False, False
-        return True, got != z3.sat
+        if got == z3.sat:
+            return True, False
+        if got is not None and solver.reason_unknown() == "interrupted from keyboard":
+            # z3 catches SIGINT while it works and answers "unknown": the Ctrl-C was the user's
+            raise KeyboardInterrupt
+        if limit < RLIMIT or self.spent >= self.budget:
+            self.exhausted = True
+            return True, BUDGET
+        return True, LIMIT
 
     # ---------------------------------------------------------------- decisions
     def _guard(self, node: int) -> list:
         """The branch decisions every path from the kernel's entry to ``node`` takes: an edge
         (d, x) such that x dominates ``node`` and d is x's only predecessor."""
+        got = self._guards.get(node)
+        if got is not None:
+            return got
         if self._idom is None:
             import networkx as nx
             self._idom = nx.immediate_dominators(self.cfg.graph, self.cfg.entry)
@@ -200,6 +301,7 @@ class PathQuestions:
             if d == x:
                 break
             x = d
+        self._guards[node] = out
         return out
 
     def _flow(self, tag: int, start: int, exits, nodes, removed, frame: Frame) -> list:
@@ -209,6 +311,7 @@ class PathQuestions:
         segment goes round it only keeps more paths (sound). Empty when no branch says
         anything."""
         z3 = self.z3
+        ctx = self.ctx
         succ = self.cfg.graph.succ
         ins: dict = {}
         outs: dict = {}
@@ -217,7 +320,7 @@ class PathQuestions:
 
         def edge(u, v, taken):
             nonlocal decided
-            x = z3.Bool(f"x{tag}_{u}_{v}")
+            x = z3.Bool(f"x{tag}_{u}_{v}", ctx)
             outs.setdefault(u, []).append(x)
             ins.setdefault(v, []).append(x)
             implied.append(z3.Implies(x, z3.And(y(u), y(v))))
@@ -227,8 +330,13 @@ class PathQuestions:
                     implied.append(z3.Implies(x, c))
                     decided = True
 
+        ys: dict = {}
+
         def y(n):
-            return z3.Bool(f"y{tag}_{n}")
+            got = ys.get(n)
+            if got is None:
+                got = ys[n] = z3.Bool(f"y{tag}_{n}", ctx)
+            return got
         for n in nodes:
             for m, d in succ[n].items():
                 if m in nodes and d.get("back") not in removed:
@@ -241,9 +349,9 @@ class PathQuestions:
         out = [y(start), y("sink")]
         for n in list(nodes) + ["sink"]:
             if n != start:
-                out.append(z3.Implies(y(n), z3.Or(ins.get(n, []))))
+                out.append(z3.Implies(y(n), z3.Or(*ins.get(n, []), ctx)))
             if n != "sink":
-                out.append(z3.Implies(y(n), z3.Or(outs.get(n, []))))
+                out.append(z3.Implies(y(n), z3.Or(*outs.get(n, []), ctx)))
         return out + implied
 
     def _decision(self, d: int, taken: bool, frame: Frame):
@@ -261,29 +369,65 @@ class PathQuestions:
                 return None
             c = i < hi
             return c if taken else z3.Not(c)
-        fresh = self.fresh
-        b = self._bool(site.ast, site.inst, frame, 0)
-        if self.fresh != fresh and not _mentions_known(b, z3):
+        b = self._condition(d, site, frame)
+        if b is None:
             return None
         return b if taken else z3.Not(b)
+
+    def _condition(self, d: int, site, frame: Frame):
+        """The condition of node ``d`` in ``frame``, or None when it decides nothing (fresh
+        symbols only). Translated once per node when it reads no loop iteration (then it is the
+        same in every frame) and makes no fresh symbol (their names count within each question);
+        kept with the ranges it recorded, which are recorded again at each use."""
+        got = self._decisions.get(d)
+        if got is not None:
+            b, made, ranges = got
+            self.fresh += made
+            for key, value in ranges:
+                self._range(key, value)
+            return b
+        fresh = self.fresh
+        outer_log, self._range_log = self._range_log, []
+        outer_seen, self._loop_seen = self._loop_seen, False
+        try:
+            b = self._bool(site.ast, site.inst, frame, 0)
+            made = self.fresh - fresh
+            if made and not _mentions_known(b, self.z3):
+                b = None
+            if not self._loop_seen and (b is None or not made):
+                self._decisions[d] = (b, made, self._range_log)
+        finally:
+            if outer_log is not None:
+                outer_log.extend(self._range_log)
+            self._range_log = outer_log
+            self._loop_seen = outer_seen or self._loop_seen
+        return b
+
+    def _range(self, key, value) -> None:
+        """Record a range constraint of this question (and in the log of the condition being
+        translated, if any)."""
+        self._ranges[key] = value
+        if self._range_log is not None:
+            self._range_log.append((key, value))
 
     # ---------------------------------------------------------------- loops
     def _iteration(self, loop_id: int, tag: str):
         """The symbol of a `for` loop's variable in one iteration (None for a `while`)."""
         if self.cfg.loops[loop_id].kind != "for":
             return None
-        return self.z3.Int(f"i{loop_id}_{tag}")
+        return self.z3.Int(f"i{loop_id}_{tag}", self.ctx)
 
     def _loop_var(self, loop, frame: Frame, in_body: bool = True):
         """The loop's variable at a visit in ``frame``: its fixed iteration, a fresh one (a loop
         the segment goes round), or its first (`lo`)."""
         if loop.kind != "for":
             return None
+        self._loop_seen = True
         if loop.id in frame.fixed:
             return frame.fixed[loop.id]
         if loop.id in frame.cycling:
             self.fresh += 1
-            t = self.z3.Int(f"i{loop.id}_k{self.fresh}")
+            t = self.z3.Int(f"i{loop.id}_k{self.fresh}", self.ctx)
             self._used.append((loop, t, in_body, frame))
             return t
         return self._bound(loop, 0, frame)
@@ -292,7 +436,7 @@ class PathQuestions:
         """lo (0), hi (1) or step (2) of a `for` loop, as evaluated before it (in ``frame``)."""
         args = loop.ast.args
         if which >= len(args):
-            return self.z3.IntVal(1) if which == 2 else None
+            return self.z3.IntVal(1, self.ctx) if which == 2 else None
         return self._term(args[which], loop.inst, frame, 0)
 
     def _bounds(self) -> list:
@@ -314,11 +458,11 @@ class PathQuestions:
     # ---------------------------------------------------------------- expressions
     def _fresh_int(self):
         self.fresh += 1
-        return self.z3.Int(f"opaque{self.fresh}")
+        return self.z3.Int(f"opaque{self.fresh}", self.ctx)
 
     def _fresh_bool(self):
         self.fresh += 1
-        return self.z3.Bool(f"opaqueb{self.fresh}")
+        return self.z3.Bool(f"opaqueb{self.fresh}", self.ctx)
 
     def _shared(self, key, lo: int, hi: int):
         """A symbol the same all along the path (a parameter, an extent, the thread's `ctx`),
@@ -326,9 +470,9 @@ class PathQuestions:
         got = self._symbols.get(key)
         z3 = self.z3
         if got is None:
-            t = z3.Int("_".join(str(k) for k in key))
+            t = z3.Int("_".join(str(k) for k in key), self.ctx)
             got = self._symbols[key] = (t, z3.And(t >= lo, t <= hi))
-        self._ranges[key] = got[1]
+        self._range(key, got[1])
         return got[0]
 
     def _bool(self, e, inst, frame: Frame, depth: int):
@@ -357,7 +501,7 @@ class PathQuestions:
             return self._fresh_bool()
         t = type(e)
         if t is A.BoolLit:
-            return z3.BoolVal(e.value)
+            return z3.BoolVal(e.value, self.ctx)
         if t is A.Unary and e.op == "!":
             return z3.Not(self._bool(e.operand, inst, frame, depth + 1))
         if t is A.Binary:
@@ -384,7 +528,7 @@ class PathQuestions:
                 return self._bool(sub[0], sub[1], frame, depth + 1)
             b = inst.resolution.get(id(e))
             if b is not None and b.kind == "const" and isinstance(b.const_value, bool):
-                return z3.BoolVal(b.const_value)
+                return z3.BoolVal(b.const_value, self.ctx)
             if b is not None and b.kind == "param" and inst.kind == "kernel":
                 return self._shared(("b", b.uid), 0, 1) == 1
         if t is A.Call and e.func == "where" and id(e) not in inst.calls and len(e.args) == 3:
@@ -398,14 +542,14 @@ class PathQuestions:
             return self._fresh_int()
         t = type(e)
         if t is A.IntLit:
-            return z3.IntVal(e.value)
+            return z3.IntVal(e.value, self.ctx)
         if t is A.Name:
             b = inst.resolution.get(id(e))
             if b is None:
                 return self._fresh_int()
             if b.kind in ("const", "function-dim") and isinstance(b.const_value, int) \
                     and not isinstance(b.const_value, bool):
-                return z3.IntVal(b.const_value)
+                return z3.IntVal(b.const_value, self.ctx)
             if b.kind == "loop":
                 loop_id = self.cfg.loop_of.get((id(b.node), id(inst)))
                 if loop_id is None:
@@ -419,7 +563,7 @@ class PathQuestions:
                 sym = self._shared(("x", b.name), 0, I32_MAX)
                 n = self.kinfo.aligned.get(b.name)
                 if n:
-                    self._ranges[("aligned", b.name)] = sym % n == 0
+                    self._range(("aligned", b.name), sym % n == 0)
                 return sym
             if b.kind == "param" and inst.kind == "kernel":
                 return self._shared(("b", b.uid), *_type_range(b.type))
@@ -474,11 +618,11 @@ class PathQuestions:
         z3 = self.z3
         threads = self.kinfo.threads
         if path == ("threads",):
-            return z3.IntVal(threads)
+            return z3.IntVal(threads, self.ctx)
         if path == ("warps",):
-            return z3.IntVal(threads // 32)
+            return z3.IntVal(threads // 32, self.ctx)
         if path == ("lanes",):
-            return z3.IntVal(32)
+            return z3.IntVal(32, self.ctx)
         thread = self._shared(("ctx", "thread"), 0, threads - 1)
         if path == ("thread",):
             return thread
@@ -490,7 +634,7 @@ class PathQuestions:
             return self._shared(("ctx", "blocks", path[1]), 1, I32_MAX)
         if path[0] == "block":
             b = self._shared(("ctx", "block", path[1]), 0, I32_MAX - 1)
-            self._ranges[("ctx<", path[1])] = b < self._shared(("ctx", "blocks", path[1]), 1, I32_MAX)
+            self._range(("ctx<", path[1]), b < self._shared(("ctx", "blocks", path[1]), 1, I32_MAX))
             return b
         return self._fresh_int()
 
@@ -530,7 +674,7 @@ class PathQuestions:
                     return x % (m.as_long() + 1)
         if z3.is_int_value(a) and z3.is_int_value(b):
             x, y = a.as_long(), b.as_long()
-            return self._wrap(z3.IntVal(x & y if op == "&" else x | y if op == "|" else x ^ y), e, inst)
+            return self._wrap(z3.IntVal(x & y if op == "&" else x | y if op == "|" else x ^ y, self.ctx), e, inst)
         va, vb = z3.Int2BV(a, bits), z3.Int2BV(b, bits)
         v = va & vb if op == "&" else va | vb if op == "|" else va ^ vb
         return z3.BV2Int(v, is_signed=signed)
@@ -542,7 +686,7 @@ class PathQuestions:
         full = 1 << bits
         lo = -(full >> 1) if signed else 0
         if z3.is_int_value(x):
-            return z3.IntVal((x.as_long() - lo) % full + lo)
+            return z3.IntVal((x.as_long() - lo) % full + lo, self.ctx)
         return z3.If(z3.And(x >= lo, x < lo + full), x, (x - lo) % full + lo)
 
 
@@ -575,7 +719,7 @@ def _mentions_known(b, z3) -> bool:
             continue
         seen.add(x.get_id())
         if z3.is_const(x) and x.decl().kind() == z3.Z3_OP_UNINTERPRETED:
-            if not str(x).startswith("opaque"):
+            if not x.decl().name().startswith("opaque"):
                 return True
             continue
         stack.extend(x.children())
