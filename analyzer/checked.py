@@ -9,7 +9,7 @@ writes, the collectives that exchange data; LANGUAGE §6, §10) and the shared-m
 (``smem``) that ``phobos-check --arch`` counted.
 
 Of the analyzer, lowering/ and simulator/ import only this module, ``analyzer.syntax.ast`` and
-``analyzer.diagnostics.model`` (tests/test_architecture.py checks): what else they need of it is
+``analyzer.diagnostics.model`` (tests/architecture/test_architecture.py checks): what else they need of it is
 re-exported below, so the analyzer's inside can change without them.
 """
 

@@ -6,7 +6,7 @@ code table ``codes.CODES``, plus an index, docs/codes/README.md.
     python -m phobos_tools.analyzer.diagnostics.codes_doc --check   # exit 1 when it is stale
 
 The pages are checked in so that they read well on GitHub; edit the `--explain` text, never the
-generated Markdown. tests/test_explain_pages.py runs ``--check``."""
+generated Markdown. tests/diagnostics/test_explain_pages.py runs ``--check``."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ A page file is plain text in paragraphs, each opening with a heading word and a 
 - ``Example (...):`` (``rejected``, ``a note``, ``refused by phobos-build``, ``stopped at run
   time``, ``input described``) followed by the example kernel indented by four spaces; an
   ``input described`` example says in words what input produces the code (invalid UTF-8, a file
-  over 4 MiB), and tests/test_explain_pages.py builds that input;
+  over 4 MiB), and tests/diagnostics/test_explain_pages.py builds that input;
 - ``Run:`` the command that shows the code when it is not plain ``phobos-check k.ph``;
 - ``Fix:`` prose, optionally followed by the fixed kernel, indented.
 

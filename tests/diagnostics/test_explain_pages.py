@@ -43,6 +43,11 @@ def _long_kernel(statements: int) -> str:
             + "  A[ctx.thread] = x\n}\n")
 
 
+def _many_tensors(n: int) -> str:
+    params = ", ".join(f"A{i}: tensor<f32>[4]" for i in range(n))
+    return f"kernel k({params}) {{\n  A0[0] = 1.0\n}}\n"
+
+
 # The inputs the pages describe in words: code -> (example, fix or None), each a source (bytes or
 # str) with the -D values it is checked with; "build" marks what only phobos-build reports.
 INPUTS = {
@@ -53,6 +58,7 @@ INPUTS = {
     "PH206": (("kernel k(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", {"N": "four"}),
               ("kernel k(A: tensor<f32>[N]) {\n  A[0] = 1.0\n}\n", {"N": "4"})),
     "PH213": ((_long_kernel(25_000), "build"), (_long_kernel(1_000), "build")),
+    "PH215": ((_many_tensors(4096), None), (_many_tensors(4095), None)),
 }
 
 

@@ -1,5 +1,5 @@
 """Generated race-free kernels on a real GPU against the simulator: the differential oracle of
-benchmarks/fuzz.py (``tests/fuzz_harness.differential``, which runs the LLVM module in
+benchmarks/fuzz.py (``tests/support/fuzz_harness.differential``, which runs the LLVM module in
 ``tests/support/ir_simt.py``) carried through the rest of the chain: LLVM's NVPTX back end, ptxas, the
 driver and the hardware.
 

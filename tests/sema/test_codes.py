@@ -42,6 +42,12 @@ def deep_ifs(n: int) -> str:
     return "kernel k() {\n" + "if true {\n" * n + "}\n" * n + "}\n"
 
 
+def many_tensors(n: int) -> str:
+    """A kernel with ``n`` tensor parameters: 8 bytes of parameter space each."""
+    params = ", ".join(f"A{i}: tensor<f32>[4]" for i in range(n))
+    return f"kernel k({params}) {{\n  A0[0] = 1.0\n}}\n"
+
+
 # The primary case of the codes whose first test cannot be a fixture, in code order.
 CASES = [
     Case("PH001", b"kernel k() {\n  let a = 1 // caf\xe9\n}\n", 2, 19, "not valid UTF-8: byte 0xe9 at offset 31",
@@ -51,6 +57,7 @@ CASES = [
     Case("PH009", b"", 1, 1, "no kernel and no function"),
     Case("PH206", "kernel k() {\n}\n", 1, 1, "-D X=abc: the value must be an integer (128, -4, 0x40), a float (1.5, -2e-3) or true/false",
          defines={"X": "abc"}),
+    Case("PH215", many_tensors(4096), 1, 8, "take 32,768 bytes, over the 32,764 bytes of parameter space"),
 ]
 
 # More inputs per code that cannot be fixtures: other forms of the same mistake.
