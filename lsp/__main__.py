@@ -1,0 +1,7 @@
+"""``python -m phobos_tools.lsp``: the language server, as ``phobos-lsp``."""
+
+import sys
+
+from .server import main
+
+sys.exit(main())
