@@ -7,7 +7,8 @@ text format (docs/output-formats.md): every diagnostic, notes included, in posit
 block each, the file named by its base name. A fixture that prints nothing has no snapshot. A
 missing, stale or extra snapshot fails; blessing (`pytest --bless`, or PHOBOS_BLESS=1 in the
 environment) writes, rewrites or removes it instead, as rustc's UI tests do, and the change is
-then reviewed in the diff like any other.
+then reviewed in the diff like any other. Outside the lints' own fixtures, a snapshot leaves
+out the lints that the markers do not count (markers.counted), as the comparison does.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from markers import Expectations, Outcome, compare, judge, parse
-from phobos_tools.analyzer import check_source
+from markers import Expectations, Outcome, compare, counted, judge, parse
+from phobos_tools.analyzer import ALL_LINTS, check_source
 from phobos_tools.analyzer.diagnostics.text import render_text
 
 SNAPSHOT_SUFFIX = ".txt"
@@ -48,7 +49,8 @@ def check_fixture(path: Path) -> Checked:
     text = data.decode("utf-8", "replace")
     exp = parse(text)
     kw = {"arch": exp.arch} if exp.arch else {}
-    result = check_source(data, path.name, exp.defines or None, **kw)
+    # every lint, as phobos-check reports them; the markers count them where DESIGN.md says
+    result = check_source(data, path.name, exp.defines or None, lints=ALL_LINTS, **kw)
     return Checked(text, exp, result)
 
 
@@ -56,9 +58,15 @@ def check_fixture(path: Path) -> Checked:
 checked = functools.lru_cache(maxsize=None)(check_fixture)
 
 
+def lint_fixture(path: Path) -> bool:
+    """A lint's own fixture: under a folder named after a lint code (`PH501_unused_binding/`),
+    where every line is checked for lints too (markers.counted)."""
+    return any(part[:3] == "PH5" and part[3:5].isdigit() for part in path.parent.parts)
+
+
 def outcome(path: Path, per_thread_only: bool = False, fresh: bool = False) -> Outcome:
     c = (check_fixture if fresh else checked)(path)
-    return compare(c.text, c.result, c.expectations, per_thread_only=per_thread_only)
+    return compare(c.text, c.result, c.expectations, per_thread_only=per_thread_only, lints=lint_fixture(path))
 
 
 def verdict(path: Path, per_thread_only: bool = False, fresh: bool = False):
@@ -69,10 +77,12 @@ def verdict(path: Path, per_thread_only: bool = False, fresh: bool = False):
 # ---------------------------------------------------------------- snapshots
 
 
-def render(result, name: str) -> str:
+def render(result, name: str, diagnostics: list | None = None) -> str:
     """What `phobos-check NAME` prints on stdout in the text format (cli/check.py: one block per
-    diagnostic in (line, column, code) order, a blank line between blocks)."""
-    diags = sorted(result.diagnostics, key=lambda d: (d.span.line, d.span.column, d.code))
+    diagnostic in (line, column, code) order, a blank line between blocks): of ``diagnostics``
+    when given (the snapshot leaves out the lints the markers do not count, markers.counted)."""
+    shown = result.diagnostics if diagnostics is None else diagnostics
+    diags = sorted(shown, key=lambda d: (d.span.line, d.span.column, d.code))
     return "".join(("\n" if i else "") + render_text(d, name, result.text) + "\n" for i, d in enumerate(diags))
 
 
@@ -87,7 +97,8 @@ def bless_requested(option: bool = False) -> bool:
 def check_snapshot(path: Path, bless: bool, where: str = "tests/ui") -> str | None:
     """Compare the fixture's rendered diagnostics with its snapshot. Returns None when they agree
     (or after blessing), else the failure to report."""
-    rendered = render(checked(path).result, path.name)
+    c = checked(path)
+    rendered = render(c.result, path.name, counted(c.result, c.expectations, lint_fixture(path)))
     snap = snapshot_path(path)
     have = snap.read_text(encoding="utf-8") if snap.exists() else None
     if have == (rendered or None):

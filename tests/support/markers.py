@@ -24,7 +24,10 @@ Markers sit in `//~` comments on the line they are about; one line may hold seve
     //~ gap kind x varying "reason"   KNOWN GAP: the spec gives `x` this kind; the analyzer does not
 
 A line with no `error` or `warning` marker must produce no error and no warning; notes are only
-checked on the lines that mark one. So every clean line is a test. A gap marker states the
+checked on the lines that mark one. So every clean line is a test. Lints (PH5xx warnings) are
+checked only where a marker names a PH5xx code on the line, except in the lints' own fixtures
+(``lints=True``: a folder named after a lint code, tests/ui/lints/PH501_unused_binding/), where
+every line is checked for them too (DESIGN.md, "Living with the tool"). A gap marker states the
 *right* answer: the fixture is an expected failure while the analyzer gets that line wrong in
 exactly the recorded way, and fails loudly ("GAP FIXED") once it gets it right, so that the
 marker is turned into a plain one.
@@ -228,15 +231,30 @@ class Outcome:
         return "\n  ".join(self.wrong + [f"line {line}: {m}" for line, m in self.mismatches])
 
 
-def compare(text: str, result, exp: Expectations | None = None, per_thread_only: bool = False) -> Outcome:
+def is_lint(code: str) -> bool:
+    return code.startswith("PH5")
+
+
+def counted(result, exp: Expectations, lints: bool = False) -> list:
+    """The diagnostics the markers are compared with: all of them in a lint's own fixture
+    (``lints``), else all but the lints (PH5xx) on lines whose markers name no PH5xx code."""
+    if lints:
+        return list(result.diagnostics)
+    marked = {line for line, codes in exp.warnings.items() if any(is_lint(c) for c in codes)}
+    return [d for d in result.diagnostics if not is_lint(d.code) or d.span.line in marked]
+
+
+def compare(text: str, result, exp: Expectations | None = None, per_thread_only: bool = False,
+            lints: bool = False) -> Outcome:
     """Compare a CheckResult with the markers of ``text``. ``per_thread_only`` is the conformance
     suite's stricter reading: only PH3xx codes may appear (a fixture must be valid Phobos), and
-    the kernel must reach the per-thread analysis."""
+    the kernel must reach the per-thread analysis. ``lints``: the fixture is one of a lint's own,
+    where lints are checked on every line (``counted``)."""
     exp = exp or parse(text)
     wrong = list(exp.problems)
     mismatches = []
     got: dict = {}
-    for d in result.diagnostics:
+    for d in counted(result, exp, lints):
         if per_thread_only and d.severity != "note" and not d.code.startswith("PH3"):
             wrong.append(f"line {d.span.line}: {d.severity}[{d.code}] {d.message} "
                          "(a fixture must be valid Phobos: only per-thread codes may appear)")

@@ -1,0 +1,12 @@
+// PH505 stays quiet: the loop's barrier separates each iteration's store from the next load
+@launch(64)
+kernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {
+  var t: tile<f32>[64] = 0.0
+  for _i in range(0, 4) {
+    let left = t[(ctx.thread + 63) % 64]
+    barrier()
+    t[ctx.thread] = left + A[ctx.thread]
+    barrier()
+  }
+  O[ctx.thread] = t[ctx.thread]
+}
