@@ -1,0 +1,314 @@
+"""``dot`` and ``dot_t`` on tensor cores (LANGUAGE §10: ``f16``/``bf16`` operands with ``f32``
+accumulation, ``i8``/``u8`` with ``i32``), with warp-level ``mma.sync``:
+
+| operands | target | instruction | A, B, C registers per thread |
+|---|---|---|---|
+| f16 x f16 | sm_80 and later | ``mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`` | 4, 2, 4 |
+| bf16 x bf16 | sm_80 and later | ``mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`` | 4, 2, 4 |
+| f16 x f16 | sm_75 | ``mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`` | 2, 1, 4 |
+| i8/u8 x i8/u8 | sm_80 and later | ``mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32`` (``.u8`` per operand) | 4, 2, 4 |
+
+Anything else (``f32``, which stays ``f32``; ``bf16`` on sm_75; mixed element types; shapes that
+are not multiples of the instruction's; a CTA that is not whole warps) keeps the FMA path of
+tile_ops.py.
+
+**Mapping.** The output ``[M, N]`` is cut into 16 x 8 instruction tiles; each warp owns a block of
+``wm x wn`` of them (register blocking at the warp level: ``wm`` A fragments and ``wn`` B
+fragments feed ``wm * wn`` instructions per step along K), blocks dealt to warps round-robin.
+Lane ``l`` of a warp holds, of each instruction tile, the accumulators of rows ``l / 4`` and
+``l / 4 + 8`` and columns ``2 (l % 4)`` and ``2 (l % 4) + 1`` (PTX ISA, "Matrix fragments for
+mma.m16n8k16"); they stay in registers for the whole K loop and each is handed to the statement's
+epilogue (tiles.py) with its coordinates.
+
+**Operands** come from shared memory (tile_ops.shared_operand: ``a`` is ``[M, K]``, ``b`` is
+``[K, N]``; ``dot_t``'s is copied in its own ``[N, K]`` layout, in the bytes of the transposed copy
+the plan counts, and read through a transposed view). A 16-bit or 8-bit ``a`` whose rows start at
+multiples of 16 bytes is read with ``ldmatrix.sync.aligned.m8n8.x4`` (x2 for m16n8k8); a ``b``
+stored ``[N, K]`` with ``ldmatrix`` too (x4 for two instruction tiles, x2 for one), a 16-bit ``b``
+stored ``[K, N]`` with ``ldmatrix ... .trans``; other operands element by element (``ld.shared``
+and a pack into 32-bit registers). ``mma.sync`` is inline asm (pure and
+``convergent``: LLVM may not move it into control flow that differs between lanes), ``ldmatrix``
+the NVVM intrinsic (LLVM then knows it reads shared memory).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import llvmlite.ir as ir
+
+from ..language.types import F32, I32, Scalar
+from .ltypes import BYTES, FLOAT, I16, I32T, const
+from .memory import Addressing, alignment
+
+CONVERGENT = ("convergent",)
+
+
+@dataclass(frozen=True)
+class MmaShape:
+    m: int
+    n: int
+    k: int
+    a: str          # PTX type of A's elements: f16 bf16 s8 u8
+    b: str
+    acc: str        # f32 or s32
+
+    @property
+    def elem_bytes(self) -> int:
+        return 1 if self.a in ("s8", "u8") else 2
+
+    @property
+    def a_regs(self) -> int:
+        return self.m * self.k * self.elem_bytes // 4 // 32
+
+    @property
+    def b_regs(self) -> int:
+        return self.k * self.n * self.elem_bytes // 4 // 32
+
+    @property
+    def per_reg(self) -> int:
+        return 4 // self.elem_bytes
+
+    @property
+    def instruction(self) -> str:
+        return f"mma.sync.aligned.m{self.m}n{self.n}k{self.k}.row.col.{self.acc}.{self.a}.{self.b}.{self.acc}"
+
+
+_PTX = {"f16": "f16", "bf16": "bf16", "i8": "s8", "u8": "u8"}
+
+
+def sm_number(arch: str) -> int:
+    return int(arch.split("_")[1].rstrip("a"))
+
+
+def tensor_core_shape(arch: str, a: Scalar, b: Scalar, comp: Scalar, m: int, n: int, depth: int,
+                      threads: int) -> MmaShape | None:
+    """The instruction a ``[m, depth] x [depth, n]`` product takes on ``arch``, or None (FMA)."""
+    if threads % 32 or not isinstance(m, int) or not isinstance(n, int) or not isinstance(depth, int):
+        return None
+    sm = sm_number(arch)
+    pa, pb = _PTX.get(a.name), _PTX.get(b.name)
+    shape = None
+    if pa in ("f16", "bf16") and pa == pb and comp == F32:
+        if sm >= 80:
+            shape = MmaShape(16, 8, 16, pa, pb, "f32")
+        elif pa == "f16" and sm >= 75:
+            shape = MmaShape(16, 8, 8, pa, pb, "f32")
+    elif pa in ("s8", "u8") and pb in ("s8", "u8") and comp == I32 and sm >= 80:
+        shape = MmaShape(16, 8, 32, pa, pb, "s32")
+    if shape is None or m % shape.m or n % shape.n or depth % shape.k:
+        return None
+    return shape
+
+
+def warp_blocking(tiles_m: int, tiles_n: int, warps: int) -> tuple[int, int]:
+    """The ``wm x wn`` instruction tiles of one warp: as few rounds over the warps as possible,
+    then as few accumulators as that allows, then as square (in elements) as possible."""
+    best = None
+    for wm in (1, 2, 4):
+        for wn in (1, 2, 4, 8):
+            if tiles_m % wm or tiles_n % wn:
+                continue
+            blocks = (tiles_m // wm) * (tiles_n // wn)
+            rounds = -(-blocks // warps)
+            key = (rounds, wm * wn, abs(16 * wm - 8 * wn), -wn)
+            if best is None or key < best[0]:
+                best = (key, wm, wn)
+    return best[1], best[2]
+
+
+def _c(v: int) -> ir.Constant:
+    return ir.Constant(I32T, v)
+
+
+def mma(ops, shape: MmaShape, a_regs: list, b_regs: list, c: list) -> list:
+    """One ``mma.sync``: the four accumulators after ``d = a b + c``."""
+    ct = FLOAT if shape.acc == "f32" else I32T
+    cc = "f" if shape.acc == "f32" else "r"
+    na, nb = len(a_regs), len(b_regs)
+    d = ",".join(f"${i}" for i in range(4))
+    av = ",".join(f"${4 + i}" for i in range(na))
+    bv = ",".join(f"${4 + na + i}" for i in range(nb))
+    cv = ",".join(f"${4 + na + nb + i}" for i in range(4))
+    text = f"{shape.instruction} {{{d}}}, {{{av}}}, {{{bv}}}, {{{cv}}};"
+    constraints = ",".join([f"={cc}"] * 4 + ["r"] * (na + nb) + [cc] * 4)
+    fty = ir.FunctionType(ir.LiteralStructType([ct] * 4), [I32T] * (na + nb) + [ct] * 4)
+    r = ops.b.call(ir.InlineAsm(fty, text, constraints), list(a_regs) + list(b_regs) + list(c), attrs=CONVERGENT)
+    return [ops.b.extract_value(r, i) for i in range(4)]
+
+
+def ldmatrix(ops, ptr, count: int, trans: bool) -> list:
+    """``ldmatrix.sync.aligned.m8n8.x{count}[.trans].shared.b16``: ``count`` registers."""
+    name = f"llvm.nvvm.ldmatrix.sync.aligned.m8n8.x{count}{'.trans' if trans else ''}.b16"
+    ret = ir.LiteralStructType([I32T] * count) if count > 1 else I32T
+    r = ops.call(name, ret, [ptr], convergent=True)
+    return [ops.b.extract_value(r, i) for i in range(count)] if count > 1 else [r]
+
+
+def rows_aligned(ref, elem_bytes: int, along: int = 1) -> bool:
+    """Does every row of the 2-D shared ``ref`` start at a multiple of 16 bytes, its columns
+    contiguous (what ldmatrix needs of the rows it reads)? With ``along`` 0, the same of the
+    columns (a transposed view: each column contiguous)."""
+    col, row = (ref.axes[1], ref.axes[0]) if along == 1 else (ref.axes[0], ref.axes[1])
+    if not (isinstance(col.stride.value, int) and col.stride.value == 1):
+        return False
+    if not isinstance(row.stride.value, int) or (row.stride.value * elem_bytes) % 16:
+        return False
+    _, tw = Addressing._twos(ref.offset)
+    return alignment(elem_bytes, tw) >= 16
+
+
+class MmaDot:
+    """One ``dot``/``dot_t`` on tensor cores: ``a_ref`` [M, K] and ``b_ref`` [K, N] in shared
+    memory, unmasked; ``emit(coords, Val)`` for every output element."""
+
+    def __init__(self, tl, a_ref, b_ref, shape: MmaShape, comp: Scalar, emit):
+        self.tl, self.em, self.b = tl, tl.em, tl.b
+        self.a_ref, self.b_ref, self.shape, self.comp, self.emit = a_ref, b_ref, shape, comp, emit
+        es = shape.elem_bytes
+        self.a_ldsm = rows_aligned(a_ref, es) and BYTES[a_ref.elem.name] == es
+        self.b_ldsm = es == 2 and shape.k == 16 and rows_aligned(b_ref, es) and BYTES[b_ref.elem.name] == es
+        # b stored [N, K] (dot_t's operand in its own layout): ldmatrix without .trans, any type
+        self.b_kmajor = shape.b_regs == 2 and rows_aligned(b_ref, es, along=0) and BYTES[b_ref.elem.name] == es
+
+    def lower(self) -> None:
+        em, b, s = self.em, self.b, self.shape
+        m, depth = self.a_ref.shape
+        n = self.b_ref.shape[1]
+        tiles_m, tiles_n = m // s.m, n // s.n
+        warps = em.threads // 32
+        wm, wn = warp_blocking(tiles_m, tiles_n, warps)
+        gn = tiles_n // wn
+        blocks = (tiles_m // wm) * gn
+        tid = em.fresh_thread()
+        warp = b.lshr(tid, _c(5))
+        lane = b.and_(tid, _c(31))
+        self.g = b.lshr(lane, _c(2))             # the lane's group: its rows
+        self.t = b.and_(lane, _c(3))             # its place in the group: its columns
+        self.lane = lane
+        ct = FLOAT if s.acc == "f32" else I32T
+        accs = [[[em.alloca(ct, name=f"mma{i}_{j}_{c}") for c in range(4)] for j in range(wn)] for i in range(wm)]
+        rounds = -(-blocks // warps)
+
+        def one_block(blk):
+            bm = b.udiv(blk, _c(gn))
+            bn = b.urem(blk, _c(gn))
+            row0 = b.mul(bm, _c(wm * s.m))       # the block's first row and column
+            col0 = b.mul(bn, _c(wn * s.n))
+            for i in range(wm):
+                for j in range(wn):
+                    for c in range(4):
+                        b.store(const(self.comp, 0), accs[i][j][c])
+
+            def step(kk):
+                k0 = b.mul(kk, _c(s.k))
+                fa = [self.a_fragment(b.add(row0, _c(i * s.m)), k0) for i in range(wm)]
+                fb = self.b_fragments(col0, k0, wn)
+                for i in range(wm):
+                    for j in range(wn):
+                        cur = [b.load(accs[i][j][c], typ=ct) for c in range(4)]
+                        out = mma(em.ops, s, fa[i], fb[j], cur)
+                        for c in range(4):
+                            b.store(out[c], accs[i][j][c])
+            steps = depth // s.k
+            em.counted_loop(0, steps, step, unroll=steps if steps <= 8 else 2)
+            for i in range(wm):
+                for j in range(wn):
+                    r = b.add(b.add(row0, _c(i * s.m)), self.g)
+                    col = b.add(b.add(col0, _c(j * s.n)), b.mul(self.t, _c(2)))
+                    for c in range(4):
+                        coords = [b.add(r, _c(8)) if c >= 2 else r, b.add(col, _c(1)) if c & 1 else col]
+                        self.emit(coords, em.Val(b.load(accs[i][j][c], typ=ct), self.comp))
+
+        def one(blk):
+            if blocks % warps:
+                with b.if_then(b.icmp_unsigned("<", blk, _c(blocks))):      # the same in a whole warp
+                    one_block(blk)
+            else:
+                one_block(blk)
+        if rounds == 1:
+            one(warp)
+        else:
+            em.counted_loop(0, rounds, lambda r: one(b.add(warp, b.mul(r, _c(warps)))))
+
+    # ---------------------------------------------------------------- fragments
+    def a_fragment(self, r0, k0) -> list:
+        """The A registers of the instruction tile at rows r0.., columns k0.. (register j: row
+        g + 8 (j & 1), columns (j >> 1) k/2 + t * per_reg ..)."""
+        s, b = self.shape, self.b
+        if self.a_ldsm:
+            # lane l gives the address of row l % 16, at column (l / 16) * 16 bytes
+            row = b.add(r0, b.and_(self.lane, _c(15)))
+            col = b.add(k0, b.mul(b.lshr(self.lane, _c(4)), _c(16 // s.elem_bytes)))
+            ptr, _ = self.tl.element_ptr(self.a_ref, [row, col])
+            return ldmatrix(self.em.ops, ptr, s.a_regs, False)
+        regs = []
+        for j in range(s.a_regs):
+            row = b.add(b.add(r0, self.g), _c(8 * (j & 1)))
+            col = b.add(b.add(k0, _c((j >> 1) * (s.k // 2))), b.mul(self.t, _c(s.per_reg)))
+            regs.append(self._pack(self.a_ref, [[row, b.add(col, _c(e))] for e in range(s.per_reg)]))
+        return regs
+
+    def b_fragments(self, col0, k0, wn: int) -> list:
+        """The B registers of the warp's ``wn`` instruction tiles at columns col0.., rows k0..
+        (register j: rows j k/2 + t * per_reg .., column g)."""
+        s, b = self.shape, self.b
+        if self.b_kmajor:
+            out = []
+            j = 0
+            while j < wn:
+                pair = 2 if wn - j >= 2 else 1
+                # lane l gives column n (a row of the [N, K] copy) col0 + (l / 16) * 8 + l % 8, at
+                # k0 + ((l / 8) & 1) * 16 bytes
+                q = b.lshr(self.lane, _c(3))
+                k = b.add(k0, b.mul(b.and_(q, _c(1)), _c(16 // s.elem_bytes)))
+                col = b.add(b.add(col0, _c(j * s.n)), b.and_(self.lane, _c(7)))
+                if pair == 2:
+                    col = b.add(col, b.mul(b.lshr(q, _c(1)), _c(8)))
+                ptr, _ = self.tl.element_ptr(self.b_ref, [k, col])
+                regs = ldmatrix(self.em.ops, ptr, 2 * pair, False)
+                out.extend(regs[p * 2:(p + 1) * 2] for p in range(pair))
+                j += pair
+            return out
+        if self.b_ldsm:
+            out = []
+            j = 0
+            while j < wn:
+                pair = 2 if wn - j >= 2 else 1
+                # lane l gives row k0 + ((l / 8) & 1) * 8 + l % 8 of column block (l / 16)
+                q = b.lshr(self.lane, _c(3))
+                row = b.add(b.add(k0, b.mul(b.and_(q, _c(1)), _c(8))), b.and_(self.lane, _c(7)))
+                col = b.add(col0, _c(j * s.n))
+                if pair == 2:
+                    col = b.add(col, b.mul(b.lshr(q, _c(1)), _c(8)))
+                ptr, _ = self.tl.element_ptr(self.b_ref, [row, col])
+                regs = ldmatrix(self.em.ops, ptr, 2 * pair, True)
+                out.extend(regs[p * 2:(p + 1) * 2] for p in range(pair))
+                j += pair
+            return out
+        out = []
+        for j in range(wn):
+            col = b.add(b.add(col0, _c(j * s.n)), self.g)
+            regs = []
+            for r in range(s.b_regs):
+                row = b.add(b.add(k0, _c(r * (s.k // 2))), b.mul(self.t, _c(s.per_reg)))
+                regs.append(self._pack(self.b_ref, [[b.add(row, _c(e)), col] for e in range(s.per_reg)]))
+            out.append(regs)
+        return out
+
+    def _pack(self, ref, coords: list) -> ir.Value:
+        """The elements at ``coords`` packed into one 32-bit register, the first lowest."""
+        b = self.b
+        width = 32 // len(coords)
+        word = None
+        for e, at in enumerate(coords):
+            v = self.tl.load(ref, at)
+            bits = b.bitcast(v, I16) if width == 16 else v
+            x = b.zext(bits, I32T)
+            if e:
+                x = b.shl(x, _c(width * e))
+            word = x if word is None else b.or_(word, x)
+        return word
+
+
+__all__ = ["MmaShape", "MmaDot", "tensor_core_shape", "warp_blocking", "mma", "ldmatrix", "rows_aligned"]
