@@ -5,4 +5,9 @@ The repository's top-level folders install under this namespace, so users import
 site-packages.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version as _version
+
+try:
+    __version__ = _version("phobos-tools")     # pyproject.toml is the one place it is written
+except PackageNotFoundError:                   # pragma: no cover - run from a bare checkout
+    __version__ = "0+unknown"

@@ -16,12 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, ERROR, Span
+from .diagnostics.codes import is_lint, lint_codes
+from .allow import apply_allows, parse_allows
+from . import autotune
 from .analysis import analyze_program, kinds_table
+from .lints import run as run_lints
 from .resources import check as check_resources
 from .sema import analyze
 from .syntax import parse
 
 MAX_SOURCE_BYTES = 4 * 1024 * 1024
+ALL_LINTS = frozenset(lint_codes())     # check_source(lints=ALL_LINTS): every lint, as phobos-check
 
 
 @dataclass
@@ -45,9 +50,18 @@ class CheckResult:
 
 
 def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, str] | None = None,
-                 arch: str = "sm_90") -> CheckResult:
+                 arch: str = "sm_90", lints=frozenset(), every_configuration: bool = True) -> CheckResult:
     """Check one source (bytes are decoded as UTF-8) for target ``arch`` (the resource checks,
-    PH211/PH212). Never raises for a bad program; an unknown ``arch`` is a ValueError."""
+    PH211/PH212). Never raises for a bad program; an unknown ``arch`` is a ValueError.
+
+    ``lints``: the lint codes (PH5xx warnings) to report: none by default, ``ALL_LINTS`` for every
+    one (phobos-check's default; its `select`/`ignore` and the configuration choose others).
+    Allow comments (`// phobos-allow:`) silence warnings on their line; a malformed one is PH214
+    (always), one that silences nothing PH506 (a lint).
+
+    ``every_configuration``: check every `@autotune` configuration (phobos-check), else only the
+    first values (the lowering and the simulator run one configuration, fixed by `-D`)."""
+    lints = frozenset(lints or ())
     result = CheckResult(path, None)
     diags = result.diagnostics
     size = len(data.encode("utf-8", "surrogatepass")) if isinstance(data, str) else len(data)
@@ -66,14 +80,42 @@ def check_source(data: bytes | str, path: str = "<input>", defines: dict[str, st
         program = parse(text, diags)
         result.program = program
         if program is not None and not any(d.severity == ERROR for d in diags):
-            result.semantics = analyze(program, defines, diags)
-        if result.semantics is not None and not any(d.severity == ERROR for d in diags):
-            result.analyses = analyze_program(result.semantics, diags)
-            # the shared-memory plan asks the analysis which collectives exchange data
-            diags.extend(check_resources(result.semantics, arch, result.analyses))
-            result.kinds = kinds_table(result.analyses)
+            _check_configurations(result, program, defines, arch, lints, every_configuration)
+        allows = parse_allows(text, diags)
+        kept = apply_allows(diags, allows, lints, lints_ran=result.semantics is not None and result.analyzed)
+        diags[:] = [d for d in kept if not is_lint(d.code) or d.code in lints]
     diags.sort(key=Diagnostic.sort_key)
     return result
+
+
+def _check_configurations(result: CheckResult, program, defines, arch: str, lints, every: bool) -> None:
+    """The checks after parsing, once per `@autotune` configuration (analyzer/autotune.py); the
+    result keeps the first configuration's semantics, analyses and kinds."""
+    diags = result.diagnostics
+    configs = autotune.configurations(program, defines, diags) if every else {}
+    runs = max((len(c) for c in configs.values()), default=1)
+    found = []
+    for i in range(runs):
+        chosen = {k: c[i] for k, c in configs.items() if i < len(c)}
+        semantics, analyses, kinds, run_diags = _check_configuration(program, defines, arch, lints, chosen, [])
+        if i == 0:
+            result.semantics, result.analyses, result.kinds = semantics, analyses, kinds
+        found.append(run_diags)
+    diags.extend(found[0] if runs == 1 else autotune.merge(program, configs, found))
+
+
+def _check_configuration(program, defines, arch: str, lints, chosen: dict, diags: list):
+    """Names, types, the per-thread analysis, resources and lints for one configuration:
+    (semantics, analyses, kinds, diagnostics), ``diags`` extended."""
+    semantics, analyses, kinds = analyze(program, defines, diags, chosen), [], []
+    if not any(d.severity == ERROR for d in diags):
+        analyses = analyze_program(semantics, diags)
+        # the shared-memory plan asks the analysis which collectives exchange data
+        diags.extend(check_resources(semantics, arch, analyses))
+        kinds = kinds_table(analyses)
+        if lints:
+            diags.extend(run_lints(semantics, [a.facts for a in analyses], lints))
+    return semantics, analyses, kinds, diags
 
 
 @contextmanager
@@ -129,10 +171,11 @@ def _decode(data: bytes | str, diags: list[Diagnostic]) -> str | None:
     return text
 
 
-def check_file(path: str | Path, defines: dict[str, str] | None = None, arch: str = "sm_90") -> CheckResult:
+def check_file(path: str | Path, defines: dict[str, str] | None = None, arch: str = "sm_90",
+               lints=frozenset()) -> CheckResult:
     """Read (with ``read_source``) and check one file. OSError (missing, unreadable, not a
     file) propagates: that is a usage error."""
-    return check_source(read_source(path), str(path), defines, arch)
+    return check_source(read_source(path), str(path), defines, arch, lints)
 
 
 class _Head(bytes):

@@ -146,7 +146,8 @@ class CheckedProgram:
 
 def check_source(data, path: str = "<input>", defines: dict | None = None, arch: str = "sm_90") -> CheckedProgram:
     """Check one source for ``arch`` (api.check_source) and hand on what it found."""
-    return CheckedProgram.of(api.check_source(data, path, defines, arch))
+    # one configuration: each build or run fixes the @autotune names (their first values by default)
+    return CheckedProgram.of(api.check_source(data, path, defines, arch, every_configuration=False))
 
 
 def check_file(path, defines: dict | None = None, arch: str = "sm_90") -> CheckedProgram:

@@ -28,13 +28,16 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 REF = HERE / "cuda_ref"
 
-# name: (Phobos source, -D bindings, CUDA reference, (marker, markers per source iteration)).
+# name: (Phobos source, -D bindings, CUDA reference, (marker, markers per source iteration[, loop])).
 # Compilers unroll loops by different factors, so the innermost loop is compared per iteration of
 # the source loop: the loop body's instructions divided by (markers in it / markers per iteration),
-# where the marker is an instruction each source iteration issues a known number of times.
+# where the marker is an instruction each source iteration issues a known number of times. Where a
+# kernel has several loops with the marker, ``loop`` picks the same source loop on both sides:
+# (an instruction its body must hold, one it must not hold, either None).
 KERNELS = {
     "lanes_matvec": (REPO / "examples" / "lanes_matvec.ph", {}, REF / "lanes_matvec.cu", (r"LDG\.E\.128", 2)),
-    "row_softmax": (REPO / "examples" / "row_softmax.ph", {}, REF / "row_softmax.cu", (r"LDG", 1)),
+    # the exp-and-sum loop (the middle one): MUFU.EX2 and no store; the write loop has STG
+    "row_softmax": (REPO / "examples" / "row_softmax.ph", {}, REF / "row_softmax.cu", (r"LDG", 1, (r"MUFU\.EX2", r"STG"))),
     "row_sums": (REPO / "examples" / "row_sums.ph", {}, REF / "row_sums.cu", (r"LDG", 1)),
     "int8_dot": (REPO / "examples" / "int8_dot.ph", {}, REF / "int8_dot.cu", (r"IDP\.4A", 1)),
     "tile_sweep": (REF / "tile_sweep.ph", {}, REF / "tile_sweep.cu", (r"MUFU\.TANH", 1)),
@@ -91,9 +94,10 @@ def parse_sass(text: str) -> list[tuple[int, str]]:
 
 def counts(text: str, marker: tuple[str, int]) -> tuple[int, float]:
     """(instructions, instructions per source iteration of the hottest innermost loop: the one
-    with the most marker instructions; 0 when no loop has one, e.g. fully unrolled). NOPs and the
-    final branch-to-self after EXIT (padding) are not counted."""
-    pattern, per_iteration = marker
+    with the most marker instructions, among those ``marker[2]`` selects; 0 when no loop has one,
+    e.g. fully unrolled). NOPs and the final branch-to-self after EXIT (padding) are not counted."""
+    pattern, per_iteration = marker[:2]
+    must, must_not = marker[2] if len(marker) > 2 else (None, None)
     insns = [(a, i) for a, i in parse_sass(text) if not _NOP.match(i)]
     loops = []
     for a, i in insns:
@@ -106,6 +110,8 @@ def counts(text: str, marker: tuple[str, int]) -> tuple[int, float]:
     best = (0, 0)
     for lo, hi in inner:
         body = [i for a, i in insns if lo <= a <= hi]
+        if must and not any(re.search(must, i) for i in body) or must_not and any(re.search(must_not, i) for i in body):
+            continue
         marks = sum(1 for i in body if re.search(rf"\b{pattern}\b", i))
         best = max(best, (marks, len(body)))
     marks, body = best

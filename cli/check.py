@@ -39,7 +39,13 @@ from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
 from ..analyzer.diagnostics.text import render_text
 from ..analyzer.facts.schema import KIND_NAMES
 from ..analyzer.rules.registry import all_rules, explain_text as rule_text
-from ..language.targets import TARGETS
+from ..analyzer.diagnostics.text import colorize
+from ..analyzer.fixes import MAX_ROUNDS, apply_fixes
+from ..language.targets import DEFAULT_TARGET, TARGETS
+from .annotations import github_line, statistics
+from .config import Configs, check_lint_codes, lints_enabled, merged_defines
+from .conventions import STDIN, add_conventions, check_stdin_filename, color_wanted, read_stdin, stdin_name
+from .html import page_file, render_page
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, OUTPUT_DIR, Parser, UsageError,
                      add_define_option, describe as _describe, display_path, guarded, parse_defines,
                      path_argument, show_traceback)
@@ -48,7 +54,7 @@ PROG = "phobos-check"
 SOURCE_SUFFIX = ".ph"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "html", "github")
 
 
 @dataclass
@@ -61,6 +67,7 @@ class FileReport:
     kinds: list[dict[str, Any]] = field(default_factory=list)
     analyses: list[Any] = field(default_factory=list)   # analyzer.analysis.KernelAnalysis per kernel
     _analysed: bool | None = None       # set by release()
+    fixed_source: str | None = None     # --fix on standard input: the fixed source, for stdout
 
     @property
     def analysed(self) -> bool:
@@ -89,6 +96,16 @@ class Options:
     dump_cfg: Path | None = None
     arch: str | None = None      # the target of the resource checks (analyzer/resources.py)
     defines: dict[str, str] = field(default_factory=dict)
+    output: Path | None = None   # -o: where the one document (html, json, sarif) goes
+    # living with the tool (DESIGN.md): configuration, lints, stdin, colour, fixes
+    configs: Configs = field(default_factory=Configs)
+    select: list[str] | None = None      # --select / --ignore (None: the configuration's)
+    ignore: list[str] | None = None
+    stdin_name: str = "<stdin>"
+    color: bool = False
+    statistics: bool = False
+    exit_zero: bool = False
+    fix: bool = False
 
 
 class _Blocks:
@@ -145,7 +162,7 @@ def _check_informational_args(args: argparse.Namespace, parser: argparse.Argumen
         parser.error("give --explain CODE or --list-rules, not both")
     if args.paths:
         parser.error(f"{flag} checks no file: drop the PATH arguments, or run them without {flag}")
-    for option, name in (("why", "--why"), ("kinds", "--kinds"), ("dump_cfg", "--dump-cfg")):
+    for option, name in (("why", "--why"), ("kinds", "--kinds"), ("dump_cfg", "--dump-cfg"), ("output", "-o")):
         if getattr(args, option) not in (None, False):
             parser.error(f"{flag} checks no file, so {name} has nothing to report on")
 
@@ -153,6 +170,12 @@ def _check_informational_args(args: argparse.Namespace, parser: argparse.Argumen
 def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser) -> Options:
     if not args.paths:
         parser.error("no path given (a .ph file, or a directory to check every .ph file under it)")
+    check_stdin_filename(args, args.paths)
+    configs = Configs(args.config, args.isolated)
+    first = stdin_name(args) if args.paths[0] == STDIN else args.paths[0]
+    if os.path.isdir(first):
+        first = os.path.join(first, "any" + SOURCE_SUFFIX)     # a directory's own configuration
+    args.format = args.format or configs.for_file(first).format or "text"
     defines = parse_defines(args.defines)      # a bad -D is a UsageError of its own
     if args.arch is not None:
         if args.arch not in TARGETS:
@@ -172,7 +195,22 @@ def _checking_options(args: argparse.Namespace, parser: argparse.ArgumentParser)
         except (OSError, ValueError) as exc:
             raise UsageError(f"--dump-cfg: cannot create the directory {args.dump_cfg!r}: "
                              f"{getattr(exc, 'strerror', None) or exc}") from None
-    return Options(args.format, args.kinds, args.why, dump_cfg, args.arch, defines)
+    output = None
+    if args.output is not None:
+        if args.format not in ("html", "json", "sarif"):
+            parser.error("-o writes one document: it goes with --format html, json or sarif")
+        output = path_argument(args.output, "-o", "a file to write")
+    if args.statistics and args.format not in ("text", "github"):
+        parser.error(f"--statistics prints text; it cannot be combined with --format {args.format}")
+    if args.fix and args.paths.count(STDIN) and len(args.paths) > 1:
+        parser.error("--fix on `-` prints the fixed source: give `-` alone")
+    select, ignore = (None if not getattr(args, flag) else check_lint_codes(
+        [c for item in getattr(args, flag) for c in item.split(",") if c.strip()],
+        lambda what, f=flag: UsageError(f"--{f}: {what}")) for flag in ("select", "ignore"))
+    return Options(args.format, args.kinds, args.why, dump_cfg, args.arch, defines, output=output,
+                   configs=configs, select=select, ignore=ignore, stdin_name=stdin_name(args),
+                   color=args.format == "text" and color_wanted(args.color), statistics=args.statistics,
+                   exit_zero=args.exit_zero, fix=args.fix)
 
 
 def _check_paths(path_args: list[str], options: Options) -> int:
@@ -180,7 +218,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     paths: dict[Path, None] = {}  # ordered, without repeats (a file named and under a directory)
     for arg in path_args:
         try:
-            paths.update(dict.fromkeys(collect_sources(arg)))
+            paths.update(dict.fromkeys([Path(STDIN)] if arg == STDIN else collect_sources(arg)))
         except UsageError as exc:
             _error(str(exc))
             status = EXIT_USAGE
@@ -191,10 +229,11 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     blocks = _Blocks()
     why_found = 0
     cfg_names: set[str] = set()   # files written by --dump-cfg in this run
+    pages: list[Any] = []         # --format html: what the page shows of each file
     garbage = _Garbage()
     for path in paths:
         try:
-            report = _check_one(analyzer, path, options.defines, options.arch)
+            report = _check_configured(path, options)
         except OSError as exc:
             _error(f"cannot read {str(path)!r}: {exc.strerror or exc}")
             status = max(status, EXIT_USAGE)
@@ -202,8 +241,11 @@ def _check_paths(path_args: list[str], options: Options) -> int:
             continue
         status = max(status, _file_status(report))
         reports.append(report)
+        if options.format == "github":
+            for diag in sorted(report.diagnostics, key=_sort_key):
+                sys.stdout.write(github_line(diag, display_path(report.path)) + "\n")
         if options.format == "text":
-            _print_text(report, blocks)
+            _print_text(report, blocks, options.color)
             try:
                 if options.kinds:
                     _print_kinds(report, blocks)
@@ -218,20 +260,59 @@ def _check_paths(path_args: list[str], options: Options) -> int:
                 status = max(status, EXIT_INTERNAL)
         if options.dump_cfg is not None:
             status = max(status, _dump_cfgs(report, options.dump_cfg, cfg_names))
+        if options.format == "html":
+            status = max(status, _page_of(report, pages))
         report.release()
         garbage.file_done(len(report.text or ""))
 
     if options.format == "json":
-        sys.stdout.write(_portable_json(render_json(reports, with_kinds=options.kinds)) + "\n")
+        status = max(status, _write_document(_portable_json(render_json(reports, with_kinds=options.kinds)) + "\n",
+                                             options.output))
     elif options.format == "sarif":
-        sys.stdout.write(_portable_json(_render_sarif(reports)) + "\n")
+        status = max(status, _write_document(_portable_json(_render_sarif(reports)) + "\n", options.output))
+    elif options.format == "html":
+        status = max(status, _write_document(render_page(pages), options.output))
     elif reports:
         if options.why is not None and not why_found:
             _why_not_found(options.why, reports)
             status = max(status, EXIT_USAGE)
+        if options.statistics:
+            sys.stdout.write(("\n" if blocks.written else "") + statistics(reports))
         _print_summary(reports, unreadable)
     sys.stdout.flush()
+    if options.exit_zero and status == EXIT_PROGRAM_ERROR:
+        status = EXIT_OK          # --exit-zero: errors in programs do not fail the run (2, 3 do)
     return status
+
+
+def _page_of(report: FileReport, pages: list[Any]) -> int:
+    """Add what the HTML page shows of one file (taken while its analysis is held); the exit
+    status this contributes (3 when a bug stops it: the file then shows its diagnostics only)."""
+    try:
+        pages.append(page_file(report))
+        return EXIT_OK
+    except MemoryError:
+        raise
+    except Exception as exc:
+        _error(f"internal error: cannot show the kinds of {report.path}: {_describe(exc)} (please report this)")
+        show_traceback(exc)
+        report.analyses = []
+        pages.append(page_file(report))
+        return EXIT_INTERNAL
+
+
+def _write_document(document: str, output: Path | None) -> int:
+    """Write one document (html, json, sarif) to stdout, or to the file of ``-o``."""
+    if output is None:
+        sys.stdout.write(document)
+        return EXIT_OK
+    try:
+        output.write_text(document, encoding="utf-8", errors="surrogateescape")
+    except (OSError, ValueError) as exc:
+        _error(f"-o: cannot write {str(output)!r}: {getattr(exc, 'strerror', None) or exc}")
+        return EXIT_USAGE
+    _say(f"wrote {display_path(str(output))}")
+    return EXIT_OK
 
 
 class _Garbage:
@@ -263,8 +344,9 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="a .ph file, or a directory: every .ph file under it")
-    parser.add_argument("--format", choices=FORMATS, default="text",
-                        help="output format (default: text); json and sarif print one document for all files")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="output format (default: text, or the configuration's `format`); json, sarif and html "
+                             "print one document for all files, github one annotation per diagnostic")
     add_define_option(parser)
     parser.add_argument("--arch", metavar="TARGET", help="target for resource checks, e.g. sm_90")
     parser.add_argument("--kinds", action="store_true",
@@ -272,10 +354,24 @@ def _build_parser() -> argparse.ArgumentParser:
                              "beside it, in JSON a `kinds` list per file")
     parser.add_argument("--why", metavar="NAME",
                         help="print the chain that gives each binding named NAME its kind (text only)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write the document of --format html, json or sarif to FILE instead of stdout")
     parser.add_argument("--explain", metavar="CODE", help="print the documentation of a code and exit")
     parser.add_argument("--list-rules", action="store_true", help="list the per-thread rules and exit")
     parser.add_argument("--dump-cfg", metavar="DIR",
                         help="write each kernel's control-flow graph to DIR/<file stem>.<kernel>.dot")
+    add_conventions(parser, PROG)
+    lints = parser.add_argument_group("lints and fixes (docs/configuration.md)")
+    lints.add_argument("--select", action="append", metavar="CODES",
+                       help="report only these lints (comma-separated PH5xx codes; errors are always on)")
+    lints.add_argument("--ignore", action="append", metavar="CODES",
+                       help="do not report these lints (comma-separated PH5xx codes)")
+    lints.add_argument("--statistics", action="store_true", help="after the diagnostics, print a count per code")
+    lints.add_argument("--exit-zero", action="store_true",
+                       help="exit 0 even when a program has errors (usage and internal errors keep 2 and 3)")
+    lints.add_argument("--fix", action="store_true",
+                       help="apply the certain fixes in place (on `-`: print the fixed source), check again "
+                            "and report what remains")
     return parser
 
 
@@ -304,6 +400,65 @@ def collect_sources(arg: str) -> list[Path]:
     if not found:
         raise UsageError(f"no {SOURCE_SUFFIX} files under {arg!r}")
     return sorted(found)
+
+
+def _check_configured(path: Path, options: Options) -> FileReport:
+    """Check one file (``-``: standard input) with its configuration (cli/config.py: `arch`,
+    `defines`, the lints chosen), fixing it first with ``--fix``. OSError propagates (a usage
+    error); anything else becomes PH900."""
+    from_stdin = str(path) == STDIN
+    name = options.stdin_name if from_stdin else str(path)
+    config = options.configs.for_file(name)
+    defines = merged_defines(config, options.defines)
+    arch = options.arch or config.arch
+    lints = lints_enabled(config, options.select, options.ignore, name)
+    fixed_source = None
+    try:
+        if from_stdin:
+            result = analyzer.check_source(read_stdin(), name, defines, arch or DEFAULT_TARGET, lints)
+        else:
+            # the default target is check_file's own; --arch and the configuration pass another
+            result = (analyzer.check_file(name, defines, arch, lints=lints) if arch
+                      else analyzer.check_file(name, defines, lints=lints))
+        arch = arch or DEFAULT_TARGET
+        if options.fix:
+            result, fixed_source, applied = _fix(result, name, defines, arch, lints)
+            if applied and not from_stdin:
+                Path(name).write_text(fixed_source, encoding="utf-8")
+            if applied:
+                _say(f"{name}: applied {applied} {'fix' if applied == 1 else 'fixes'}")
+            if from_stdin:
+                sys.stdout.write(fixed_source if fixed_source is not None else (result.text or ""))
+                fixed_source = fixed_source if fixed_source is not None else (result.text or "")
+            else:
+                fixed_source = None
+    except (OSError, MemoryError):
+        raise
+    except Exception as exc:
+        show_traceback(exc)
+        return FileReport(display_path(name), None, [_internal_error(exc)])
+    report = FileReport(name, getattr(result, "text", None), list(result.diagnostics),
+                        list(getattr(result, "kinds", None) or []), list(getattr(result, "analyses", None) or []))
+    report.fixed_source = fixed_source
+    return report
+
+
+def _fix(result, name: str, defines, arch: str, lints):
+    """Apply the fixes of ``result`` and check again, until none applies (at most MAX_ROUNDS
+    times): (the last result, the fixed text or None, how many fixes were applied)."""
+    applied = 0
+    text = None
+    for _ in range(MAX_ROUNDS):
+        if result.text is None:
+            break
+        new_text, n = apply_fixes(result.text, result.diagnostics)
+        if n == 0 or new_text == result.text:
+            break
+        applied += n
+        text = new_text
+        release(result.analyses)
+        result = analyzer.check_source(new_text, name, defines, arch, lints)
+    return result, text, applied
 
 
 def _check_one(analyzer: Any, path: Path, defines: dict[str, str], options_arch: str | None = None) -> FileReport:
@@ -353,12 +508,17 @@ def _file_status(report: FileReport) -> int:
     return status
 
 
-def _print_text(report: FileReport, blocks: _Blocks) -> None:
-    """Write one file's diagnostics, one block each."""
+def _print_text(report: FileReport, blocks: _Blocks, color: bool = False) -> None:
+    """Write one file's diagnostics, one block each (on stderr when stdout holds the source that
+    `--fix` fixed on standard input)."""
 
     shown = display_path(report.path)
     for diag in sorted(report.diagnostics, key=_sort_key):
-        blocks.write(render_text(diag, shown, report.text))
+        text = render_text(diag, shown, report.text)
+        if report.fixed_source is not None:
+            sys.stderr.write(text + "\n\n")
+        else:
+            blocks.write(colorize(text, diag.severity) if color else text)
 
 
 # --- what the analysis found: --kinds, --why, --dump-cfg --------------------------------------
@@ -380,6 +540,10 @@ def _binding_kinds(report: FileReport, name: str | None = None) -> list[Any]:
     records.sort(key=lambda r: (r.span.line, r.span.column, r.kernel,
                                 tuple((s.line, s.column) for _, s in r.calls)))
     return records
+
+
+# the language server (lsp/) builds its hovers and inlay hints from the same records
+binding_kinds = _binding_kinds
 
 
 def _inlined_calls(instance: Any) -> tuple:
@@ -546,6 +710,7 @@ def _sort_key(diag: Any) -> tuple[int, int, str]:
 
 
 def _print_summary(reports: list[FileReport], unreadable: int) -> None:
+    sys.stdout.flush()      # a reader that went away ends the run here (141), with no summary
     errors = warnings = files_with_errors = 0
     for report in reports:
         file_errors = sum(1 for d in report.diagnostics if d.severity == "error")

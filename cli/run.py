@@ -1,7 +1,8 @@
 """``phobos-run``: run one kernel of a Phobos file on arrays, on the CPU simulator or the GPU.
 
 ``phobos-run FILE [-k KERNEL] (--sim | --gpu) --grid X[,Y[,Z]] [--arg NAME=SPEC ...] [--seed N]
-[-D NAME=VALUE ...] [--out DIR] [--unchecked]`` (DESIGN.md). Each ``SPEC`` is a ``.npy`` path,
+[-D NAME=VALUE ...] [--out DIR] [--unchecked]`` (DESIGN.md), and for the simulator ``--ctas N|A:B``
+(part of the grid) and ``-q``/``--quiet`` (no progress bar). Each ``SPEC`` is a ``.npy`` path,
 ``rand:DTYPE:D1xD2``, ``zeros:DTYPE:D1xD2`` or a scalar literal; runtime extents come from the
 arrays' shapes. After the run every tensor argument is written to ``DIR/NAME.npy`` (default: the
 current directory). Exit status: 0 ran; 1 the program is rejected (its diagnostics are printed);
@@ -19,12 +20,24 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
+from .config import Configs, merged_defines
+from .conventions import add_conventions, color_wanted, read_named_source, render_colored
+from .extras import missing_extra, refuse
+from ..language.literals import shown
 
-from ..analyzer.checked import read_source
-from ..language.arguments import ArgumentError, numpy_dtype, scalar_value
-from ..language.types import INT_NAMES, SCALAR_NAMES, Tensor
-from ..run import DynamicCheckFailed, GPUUnavailable, ProgramRejected, loads
+try:                    # the simulator and the argument binder need the `run` extra (numpy)
+    import numpy as np
+
+    from ..analyzer.checked import read_source
+    from ..language.arguments import ArgumentError, numpy_dtype, scalar_value
+    from ..language.types import INT_NAMES, SCALAR_NAMES, Tensor
+    from ..run import DynamicCheckFailed, GPUUnavailable, ProgramRejected, loads
+    from ..simulator.machine import DEFAULT_MAX_STEPS
+    _MISSING = None
+except ModuleNotFoundError as e:
+    if missing_extra(e) is None:
+        raise
+    _MISSING = e
 from .common import (EXIT_OK, EXIT_PROGRAM_ERROR as EXIT_REJECTED, I32_MAX, OUTPUT_DIR, Parser, UsageError,
                      add_define_option, float_fits, guarded, is_int_literal, parse_defines, parse_literal,
                      path_argument)
@@ -45,6 +58,25 @@ def _seed(text: str) -> int:
     return int(text)
 
 
+def _max_steps(text: str) -> int:
+    if not re.fullmatch(r"[1-9][0-9]{0,17}", text, re.ASCII):
+        raise argparse.ArgumentTypeError(f"the work bound is a positive integer below 10**18, not {shown(repr(text))}")
+    return int(text)
+
+
+def _ctas(text: str) -> tuple[int, int]:
+    """``N`` (the first N CTAs) or ``A:B`` (CTAs A to B - 1), as block-order indices."""
+    m = re.fullmatch(r"([0-9]{1,12})(?::([0-9]{1,12}))?", text.strip(), re.ASCII)
+    if m is None:
+        raise argparse.ArgumentTypeError(f"--ctas takes N (the first N CTAs) or A:B (CTAs A to B-1), not "
+                                         f"{shown(repr(text))}")
+    a, b = m.groups()
+    first, stop = (0, int(a)) if b is None else (int(a), int(b))
+    if first >= stop:
+        raise argparse.ArgumentTypeError(f"--ctas {shown(text)} selects no CTA: N is at least 1, and A:B needs A < B")
+    return first, stop
+
+
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog=PROG, description="Run a Phobos kernel on arrays, on the CPU simulator (--sim) or the GPU "
                                        "(--gpu), and write every tensor argument to DIR/NAME.npy.")
@@ -63,10 +95,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--unchecked", action="store_true",
                    help="run a program phobos-check rejects for the per-thread rules (simulator only), so "
                         "that the dynamic checks show the problem at run time")
+    p.add_argument("--max-steps", type=_max_steps, default=None, metavar="N",
+                   help="the simulator's work bound: stop with PH405 once the launch has run N steps (a "
+                        f"statement or a loop iteration for one CTA; default {DEFAULT_MAX_STEPS:,})")
+    p.add_argument("--ctas", type=_ctas, default=None, metavar="N|A:B",
+                   help="simulate part of the grid: its first N CTAs, or CTAs A to B-1, in block order (x "
+                        "fastest); the checks see only those CTAs, and the arrays change only where they store")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="no progress bar (drawn on stderr, when it is a terminal, for simulator runs of more "
+                        "than about a second)")
+    add_conventions(p, PROG)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    if _MISSING is not None:
+        return refuse(PROG, _MISSING)
     return guarded(PROG, _main, argv)
 
 
@@ -74,19 +118,28 @@ def _main(argv: list[str]) -> int:
     opts = _parser().parse_args(argv)
     if opts.gpu and opts.unchecked:
         raise UsageError("--unchecked runs a rejected program on the simulator only (use --sim)")
-    defines = parse_defines(opts.defines)
+    if opts.gpu and opts.max_steps is not None:
+        raise UsageError("--max-steps bounds the simulator only (use --sim)")
+    if opts.gpu and opts.ctas is not None:
+        raise UsageError("--ctas simulates part of a grid: it is for the simulator only (use --sim)")
+    # the configuration (cli/config.py) gives `defines` (validated whole); -D wins name by name
+    config = Configs(opts.config, opts.isolated).for_file(opts.stdin_filename or opts.file)
+    defines = merged_defines(config, parse_defines(opts.defines))
+    color = color_wanted(opts.color)
     grid = _grid(opts.grid)
     path = path_argument(opts.file, "FILE")
     out = path_argument(opts.out, "--out", OUTPUT_DIR)
     try:
-        data = read_source(path)        # at most 4 MiB and a byte, as phobos-check reads it
+        # at most 4 MiB and a byte, as phobos-check reads it; `-` is standard input
+        data, name = read_named_source(opts, opts.file, read_source)
+        opts.file = name
     except OSError as e:
         raise UsageError(f"cannot read {opts.file}: {e.strerror or e}") from None
     try:
         program = loads(data, opts.file, defines, unchecked=opts.unchecked)
     except ProgramRejected as e:
         if e.diagnostics:
-            sys.stdout.write(e.render() + "\n")
+            sys.stdout.write(render_colored(e.diagnostics, e.path, e.text, color) + "\n")
         hint = ""
         if e.diagnostics and all(d.code.startswith("PH3") for d in e.diagnostics) and not opts.unchecked:
             hint = " (--sim --unchecked runs it anyway, to show the problem at run time)"
@@ -102,7 +155,10 @@ def _main(argv: list[str]) -> int:
     arrays = _arguments(kernel, opts.args, opts.seed)
     start = time.perf_counter()
     try:
-        kernel(**arrays, grid=grid, device="gpu" if opts.gpu else "sim")
+        bound = {} if opts.max_steps is None else {"max_steps": opts.max_steps}
+        if not opts.gpu:
+            bound.update(ctas=opts.ctas, progress=not opts.quiet)
+        kernel(**arrays, grid=grid, device="gpu" if opts.gpu else "sim", **bound)
     except ArgumentError as e:
         raise UsageError(str(e)) from None
     except DynamicCheckFailed as e:
@@ -121,19 +177,29 @@ def _main(argv: list[str]) -> int:
     ctas = 1
     for g in grid:
         ctas *= g
+    part = ""
+    if opts.ctas is not None:
+        first, stop = opts.ctas
+        n = stop - first
+        part = (f"; simulated only CTA{'s' if n != 1 else ''} {first}" + (f" to {stop - 1}" if n != 1 else "")
+                + f" ({n} of {ctas}, --ctas): the checks saw only {'those' if n != 1 else 'that'}, and the "
+                "arrays hold their inputs wherever no simulated CTA stored")
     sys.stderr.write(f"{PROG}: ran `{kernel.name}` on the {where}, grid ({','.join(map(str, grid))}): {ctas} "
-                     f"CTA{'s' if ctas != 1 else ''} of {kernel.threads} threads, in {elapsed:.3f} s; wrote "
+                     f"CTA{'s' if ctas != 1 else ''} of {kernel.threads} threads, in {elapsed:.3f} s{part}; wrote "
                      f"{', '.join(written) or 'nothing'} to {out}\n")
     return EXIT_OK
 
 
 def _grid(text: str) -> tuple[int, ...]:
     parts = text.split(",")
-    if not 1 <= len(parts) <= 3 or not all(p.strip().isdigit() for p in parts):
-        raise UsageError(f"--grid takes X[,Y[,Z]] with positive integers, not {text!r} (see {PROG} --help)")
-    grid = tuple(int(p) for p in parts)
+    # ASCII decimal digits only (str.isdigit would take `²`, which int() refuses), and no more
+    # of them than an i32 can hold (int() refuses thousands of digits)
+    if not 1 <= len(parts) <= 3 or not all(re.fullmatch(r"[0-9]+", p.strip(), re.ASCII) for p in parts):
+        raise UsageError(f"--grid takes X[,Y[,Z]] with positive integers, not {shown(repr(text))} (see {PROG} --help)")
+    digits = [p.strip().lstrip("0") or "0" for p in parts]
+    grid = tuple(int(d) if len(d) <= 10 else 2**31 for d in digits)
     if any(g < 1 or g > 2**31 - 1 for g in grid):
-        raise UsageError(f"--grid extents are from 1 to 2147483647, not {text!r} (see {PROG} --help)")
+        raise UsageError(f"--grid extents are from 1 to 2147483647, not {shown(repr(text))} (see {PROG} --help)")
     return grid
 
 
@@ -174,12 +240,15 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
             raise UsageError(f"--arg {name}: unknown dtype `{dtype}` (one of {', '.join(SCALAR_NAMES)})")
         if dtype != t.elem.name:
             raise UsageError(f"--arg {name}: `{name}` is a {t}, so its spec needs dtype {t.elem.name}, not {dtype}")
-        shape = tuple(int(d) for d in dims.split("x"))
-        if len(shape) != len(t.shape):
-            raise UsageError(f"--arg {name}: `{name}` is a {t} of rank {len(t.shape)}, but {dims} has rank {len(shape)}")
-        for d in shape:
-            if d > I32_MAX:
-                raise UsageError(f"--arg {name}: {spec}: the extent {d} does not fit in i32 (extents are i32)")
+        texts = dims.split("x")
+        if len(texts) != len(t.shape):
+            raise UsageError(f"--arg {name}: `{name}` is a {t} of rank {len(t.shape)}, but {shown(dims)} has "
+                             f"rank {len(texts)}")
+        for d in texts:
+            if len(d.lstrip("0")) > 10 or int(d.lstrip("0") or "0") > I32_MAX:   # int() refuses 4,300 digits
+                raise UsageError(f"--arg {name}: {shown(spec)}: the extent {shown(d)} does not fit in i32 "
+                                 "(extents are i32)")
+        shape = tuple(int(d.lstrip("0") or "0") for d in texts)
         nbytes = int(np.prod(shape, dtype=object)) * want.itemsize
         if nbytes > MAX_ARRAY_BYTES:
             raise UsageError(f"--arg {name}: {spec} is {nbytes:,} bytes ({nbytes / 2**30:,.1f} GiB), over "
@@ -198,7 +267,7 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
         # array 1-d, so that a scalar saved to .npy would be reported as shape [1]
         return arr if arr.flags.c_contiguous else np.array(arr, order="C")
     raise UsageError(f"--arg {name}: `{name}` is a {t}: give a .npy path, rand:{t.elem.name}:D1xD2 or "
-                     f"zeros:{t.elem.name}:D1xD2, not {spec!r}")
+                     f"zeros:{t.elem.name}:D1xD2, not {shown(repr(spec))}")
 
 
 def _load_npy(name: str, spec: str) -> np.ndarray:
@@ -261,20 +330,20 @@ def _scalar(name: str, t, spec: str):
     value = parse_literal(spec)
     if t.name == "bool":
         if not isinstance(value, bool):
-            raise UsageError(f"--arg {name}: `{name}` is a bool: give true or false, not {spec!r}")
+            raise UsageError(f"--arg {name}: `{name}` is a bool: give true or false, not {shown(repr(spec))}")
     elif t.name in INT_NAMES:
         if not is_int_literal(value):
             raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give an integer literal such as 3 or -0x10, "
-                             f"not {spec!r}")
+                             f"not {shown(repr(spec))}")
         info = np.iinfo(numpy_dtype(t.name))
         if not info.min <= value <= info.max:
-            raise UsageError(f"--arg {name}: {spec} does not fit in {t} ({info.min} to {info.max})")
+            raise UsageError(f"--arg {name}: {shown(spec)} does not fit in {t} ({info.min} to {info.max})")
     else:
         if value is None or isinstance(value, bool):
             raise UsageError(f"--arg {name}: `{name}` is {_a(t)}: give a literal such as 1.5, -2e-3 or 3, "
-                             f"not {spec!r}")
+                             f"not {shown(repr(spec))}")
         if not float_fits(value, t.name):
-            raise UsageError(f"--arg {name}: {spec} does not fit in {t}")
+            raise UsageError(f"--arg {name}: {shown(spec)} does not fit in {t}")
     try:
         return scalar_value(name, t.name, value)
     except ArgumentError as e:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import dlpack
 from .types import NUMPY_NAMES
 
 I32_MAX = 2**31 - 1
@@ -55,11 +56,14 @@ def manifest_params(manifest: dict) -> list[Param]:
 
 @dataclass(frozen=True)
 class DeviceArray:
-    """A device array argument, from its ``__cuda_array_interface__``."""
+    """A device array argument, from its ``__cuda_array_interface__`` or its ``__dlpack__``."""
 
     array: object
     pointer: int
     nbytes: int
+    readonly: bool = False          # the producer marked it read-only (CAI's flag, DLPack 1.0's)
+    stream: int | None = None       # CAI: the stream the producer's pending work is on (1: legacy default)
+    keep: object = None             # DLPack: the capsule, alive until the launch has used the pointer
 
 
 @dataclass
@@ -81,9 +85,11 @@ def numpy_dtype(name: str) -> np.dtype:
 
 
 def bind(entry: str, params: list[Param], extents: list[str], args: tuple, kwargs: dict, *,
-         device_arrays: bool = False, error: type[Exception] = ArgumentError) -> Bound:
+         device_arrays: bool = False, error: type[Exception] = ArgumentError, stream: int | None = None) -> Bound:
     """Match ``args`` and ``kwargs`` to ``params`` and check every value (module docstring).
-    ``device_arrays``: accept arrays on the GPU too. Raises ``error`` naming the parameter."""
+    ``device_arrays``: accept arrays on the GPU too; ``stream``: the handle of the CUDA stream the
+    launch will use (None: the legacy default stream), which DLPack producers order their pending
+    work before. Raises ``error`` naming the parameter."""
     if len(args) > len(params):
         raise error(f"`{entry}` takes {len(params)} arguments, not {len(args)}")
     values = dict(zip((p.name for p in params), args))
@@ -102,7 +108,7 @@ def bind(entry: str, params: list[Param], extents: list[str], args: tuple, kwarg
     for p in params:
         v = values[p.name]
         if p.is_tensor:
-            bound.values[p.name] = _tensor(p, v, bound, device_arrays, error)
+            bound.values[p.name] = _tensor(p, v, bound, device_arrays, error, stream)
         else:
             bound.values[p.name] = scalar_value(p.name, p.dtype, v, error)
     _check_no_alias([(p.name, bound.values[p.name]) for p in params if p.is_tensor], error)
@@ -117,9 +123,12 @@ def bind(entry: str, params: list[Param], extents: list[str], args: tuple, kwarg
     return bound
 
 
-def _tensor(p: Param, v, bound: Bound, device_arrays: bool, error):
+def _tensor(p: Param, v, bound: Bound, device_arrays: bool, error, stream: int | None = None):
     want = numpy_dtype(p.dtype)
     cai = getattr(v, "__cuda_array_interface__", None)
+    if cai is None and not isinstance(v, np.ndarray) and hasattr(v, "__dlpack__"):
+        value, shape, dtype = _dlpack_tensor(p, v, want, device_arrays, error, stream)
+        return _check_shape(p, shape, dtype, want, value, v, bound, error)
     # an array on the GPU (on the simulator, a numpy array that also exposes one is host memory)
     if cai is not None and (device_arrays or not isinstance(v, np.ndarray)):
         if not device_arrays:
@@ -129,16 +138,57 @@ def _tensor(p: Param, v, bound: Bound, device_arrays: bool, error):
         typestr = cai["typestr"]
         dtype = want if p.dtype == "bf16" and typestr in ("<V2", "|V2", "<u2") else np.dtype(typestr)
         strides = cai.get("strides")
-        pointer = int(cai["data"][0])
+        data = cai["data"]
+        pointer = int(data[0])
         if strides is not None and tuple(strides) != _c_strides(shape, dtype.itemsize):
             raise error(f"`{p.name}` is not C-contiguous (strides {tuple(strides)})")
         if pointer % 16:
             raise error(f"`{p.name}` is not 16-byte aligned (device address 0x{pointer:x})")
-        value = DeviceArray(v, pointer, int(np.prod(shape, dtype=np.int64)) * want.itemsize)
+        producer = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
+        if producer is not None and (isinstance(producer, bool) or not isinstance(producer, int) or producer == 0):
+            raise error(f"`{p.name}`: its __cuda_array_interface__ names the stream {producer!r}, which is no "
+                        "stream (an integer handle, 1 or 2 for the default streams; 0 is not allowed)")
+        value = DeviceArray(v, pointer, int(np.prod(shape, dtype=np.int64)) * want.itemsize,
+                            readonly=bool(len(data) > 1 and data[1]), stream=producer)
     elif isinstance(v, np.ndarray):
         shape, dtype, value = v.shape, v.dtype, v
     else:
-        raise error(f"`{p.name}` is {p.describe()}: pass a numpy array, not {_type_name(v)}")
+        how = " or a device array (__cuda_array_interface__ or __dlpack__)" if device_arrays else ""
+        raise error(f"`{p.name}` is {p.describe()}: pass a numpy array{how}, not {_type_name(v)}")
+    return _check_shape(p, shape, dtype, want, value, v, bound, error)
+
+
+def _dlpack_tensor(p: Param, v, want, device_arrays: bool, error, stream: int | None):
+    """A DLPack producer's tensor as (DeviceArray, shape, dtype): on the GPU only."""
+    try:
+        device, _ = dlpack.device_of(v)
+        if device not in dlpack.GPU_DEVICES:
+            where = dlpack.DEVICE_NAMES.get(device, f"device type {device}")
+            hint = (f"pass a numpy array (numpy.from_dlpack({p.name}))" if device in (dlpack.KDL_CPU, dlpack.KDL_CUDA_HOST)
+                    else "pass a numpy array or a CUDA array")
+            raise error(f"`{p.name}` is a DLPack array ({_type_name(v)}) in {where} memory, not on the GPU: {hint}")
+        if not device_arrays:
+            raise error(f"`{p.name}` is a device array ({_type_name(v)}): the simulator takes numpy arrays; "
+                        "run on the GPU (device=\"gpu\") to pass device arrays")
+        t = dlpack.export(v, 1 if stream is None else stream)
+    except dlpack.DLPackError as e:
+        raise error(f"`{p.name}` ({_type_name(v)}): {e}") from None
+    if t.dtype == "bf2":
+        dtype = numpy_dtype("bf16")
+    else:
+        dtype = np.dtype(t.dtype if t.dtype != "b1" else "?")
+    if t.strides is not None:
+        c = _c_strides(t.shape, 1)
+        if any(n > 1 and s != w for n, s, w in zip(t.shape, t.strides, c)):
+            raise error(f"`{p.name}` is not C-contiguous (strides {t.strides} in elements): pass a contiguous copy")
+    if t.pointer % 16:
+        raise error(f"`{p.name}` is not 16-byte aligned (device address 0x{t.pointer:x})")
+    value = DeviceArray(v, t.pointer, int(np.prod(t.shape, dtype=np.int64)) * want.itemsize, readonly=t.readonly,
+                        keep=t.capsule)
+    return value, t.shape, dtype
+
+
+def _check_shape(p: Param, shape, dtype, want, value, v, bound: Bound, error):
     if dtype != want:
         raise error(f"`{p.name}` is {p.describe()}, so its array must hold {want}, not {dtype}")
     if len(shape) != len(p.shape):
@@ -222,13 +272,25 @@ def scalar_value(name: str, dtype: str, v, error: type[Exception] = ArgumentErro
             v = int(v)
         info = np.iinfo(dt)
         if not info.min <= int(v) <= info.max:
-            raise error(f"`{name}` = {v} does not fit in {dtype}")
+            raise error(f"`{name}` = {_shown_number(v)} does not fit in {dtype}")
         return dt.type(int(v))
+    try:
+        x = float(v)
+    except OverflowError:               # an int beyond any double
+        raise error(f"`{name}` = {_shown_number(v)} does not fit in {dtype}") from None
     with np.errstate(over="ignore"):
-        out = np.asarray(float(v)).astype(dt)[()]
-    if np.isinf(float(out)) and not np.isinf(float(v)):
-        raise error(f"`{name}` = {v} does not fit in {dtype}")
+        out = np.asarray(x).astype(dt)[()]
+    if np.isinf(float(out)) and not np.isinf(x):
+        raise error(f"`{name}` = {_shown_number(v)} does not fit in {dtype}")
     return out
+
+
+def _shown_number(v) -> str:
+    """A scalar as an error message quotes it: a huge integer (which str() may refuse) shortened."""
+    if _is_integer(v) and not -10**40 < int(v) < 10**40:
+        v = int(v)
+        return f"{'a negative' if v < 0 else 'an'} integer of {v.bit_length():,} bits"
+    return str(v)
 
 
 def _is_integer(v) -> bool:

@@ -18,6 +18,10 @@ from .types import TYPE_WORDS
 I32_MIN, I32_MAX = -2**31, 2**31 - 1
 # names a program cannot declare, nor a -D bind: the built-ins, the type names and `ctx`
 RESERVED = BUILTINS | TYPE_WORDS | {"ctx"}
+# the keywords of LANGUAGE §1 (analyzer/syntax/tokens.py's KEYWORDS; a test keeps them equal):
+# no program can declare one, and neither can a -D
+KEYWORDS = frozenset({"kernel", "fn", "let", "var", "if", "else", "for", "in", "while", "break", "continue",
+                      "return", "true", "false"})
 LITERAL_FORMS = "an integer (128, -4, 0x40), a float (1.5, -2e-3) or true/false"
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -72,24 +76,44 @@ def float_fits(value: float | int, type_name: str) -> bool:
 
 def reserved_what(name: str) -> str:
     """What a reserved name already is."""
-    return "a type name" if name in TYPE_WORDS else "the thread's context" if name == "ctx" else "a built-in"
+    return ("a keyword" if name in KEYWORDS else "a type name" if name in TYPE_WORDS else
+            "the thread's context" if name == "ctx" else "a built-in")
+
+
+SHOWN_CHARACTERS = 40
+
+
+def shown(text: str) -> str:
+    """``text`` as a message quotes it: whole up to SHOWN_CHARACTERS, else its head and tail and
+    its length (a 3,600-digit value makes one readable line, not two screens)."""
+    if len(text) <= SHOWN_CHARACTERS:
+        return text
+    return f"{text[:24]}...{text[-8:]} ({len(text):,} characters)"
+
+
+def _int_text(value: int) -> str:
+    try:
+        return str(value)
+    except ValueError:              # more digits than Python converts: too large for any type
+        return hex(value)
 
 
 def define_value(name: str, value) -> int | float | bool:
     """The value of ``-D NAME=VALUE``: ``value`` is the text of a literal (or, from Python, an
     int, float or bool). An integer is an i32 constant and a float an f32 one, so each must fit;
     ``name`` must be an identifier the language does not reserve. Raises DefineError."""
-    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-    where = f"-D {name}={text}"
+    text = ("true" if value else "false") if isinstance(value, bool) else \
+        _int_text(value) if is_int_literal(value) else str(value)
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise DefineError(f"-D {name!r}: a constant's name is an identifier (letters, digits, _)")
-    if name in RESERVED:
+        raise DefineError(f"-D {shown(repr(name))}: a constant's name is an identifier (letters, digits, _)")
+    where = f"-D {shown(name)}={shown(text)}"
+    if name in RESERVED or name in KEYWORDS:
         raise DefineError(f"{where}: `{name}` is reserved ({reserved_what(name)}); bind another name")
-    parsed = parse_literal(text)
+    parsed = value if isinstance(value, bool) or is_int_literal(value) else parse_literal(text)
     if parsed is None:
         raise DefineError(f"{where}: the value must be {LITERAL_FORMS}, as the language writes them")
     if is_int_literal(parsed) and not I32_MIN <= parsed <= I32_MAX:
-        raise DefineError(f"{where}: {text} does not fit in i32 (an integer -D value is an i32 constant)")
+        raise DefineError(f"{where}: {text if len(text) <= SHOWN_CHARACTERS else 'the value'} does not fit in i32 (an integer -D value is an i32 constant)")
     if isinstance(parsed, float) and not float_fits(parsed, "f32"):
-        raise DefineError(f"{where}: {text} does not fit in f32 (a float -D value is an f32 constant)")
+        raise DefineError(f"{where}: {text if len(text) <= SHOWN_CHARACTERS else 'the value'} does not fit in f32 (a float -D value is an f32 constant)")
     return parsed

@@ -36,6 +36,7 @@ class BuiltKernel:
     llvm_ir: str
     manifest: dict
     ptxas_log: str | None = None
+    cubin: bytes | None = None        # ptxas's output, when the build was asked for it (--emit cubin)
 
 
 @dataclass
@@ -59,29 +60,38 @@ class NoSuchKernel(ValueError):
     pass
 
 
+class NoPtxas(RuntimeError):
+    """A cubin was asked for and ptxas is not installed."""
+
+
 def build_file(path, defines=None, arch: str = DEFAULT_ARCH, kernel: str | None = None,
-               resources: bool = True) -> BuildResult:
+               resources: bool = True, cubin: bool = False) -> BuildResult:
     data = C.read_source(path)        # at most 4 MiB + 1 byte; OSError propagates: a usage error
-    return build_source(data, str(path), defines, arch, kernel, resources)
+    return build_source(data, str(path), defines, arch, kernel, resources, cubin)
 
 
 def build_source(source, path: str = "<input>", defines=None, arch: str = DEFAULT_ARCH,
-                 kernel: str | None = None, resources: bool = True) -> BuildResult:
+                 kernel: str | None = None, resources: bool = True, cubin: bool = False) -> BuildResult:
     """Check ``source``; if it is accepted, lower its kernels (or only ``kernel``) for ``arch``.
-    Raises NoSuchKernel when ``kernel`` names no kernel of an accepted file."""
+    Raises NoSuchKernel when ``kernel`` names no kernel of an accepted file. With ``cubin``, each
+    kernel's PTX also goes through ptxas and ``BuiltKernel.cubin`` holds the result (NoPtxas
+    without ptxas)."""
     if arch not in TARGETS:
         raise ValueError(f"unsupported target {arch}; phobos-build targets {', '.join(TARGETS)}")
+    if cubin and find_ptxas() is None:
+        raise NoPtxas("a cubin needs ptxas, which is not installed (PATH, or the nvidia-cuda-nvcc wheel: "
+                      "pip install 'phobos-tools[ptx]')")
     checked = _check(source, path, dict(defines or {}), arch)
     result = BuildResult(path, checked.text, list(checked.diagnostics), check=checked)
     if not checked.ok or not checked.typed:
         return result
     with C.pause_gc():        # the emitter makes llvmlite objects by the million: collection took 40 %
-        _lower_all(result, checked, arch, path, kernel, resources)
+        _lower_all(result, checked, arch, path, kernel, resources or cubin, cubin)
     result.diagnostics.sort(key=Diagnostic.sort_key)
     return result
 
 
-def _lower_all(result, checked, arch, path, kernel, resources) -> None:
+def _lower_all(result, checked, arch, path, kernel, resources, cubin=False) -> None:
     kernels = checked.kernels
     if kernel is not None:
         kernels = [k for k in kernels if k.name == kernel]
@@ -100,7 +110,7 @@ def _lower_all(result, checked, arch, path, kernel, resources) -> None:
     # LLVM's passes and PTX printer: in forked children, one per CPU; then ptxas, as many at once
     ptxs = codegen_many([v for _, v in verified], arch)
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        futures = [pool.submit(_resources, ptx, arch) if resources and isinstance(ptx, str) else None
+        futures = [pool.submit(_resources, ptx, arch, cubin) if resources and isinstance(ptx, str) else None
                    for ptx in ptxs]
         for (kinfo, v), ptx, future in zip(verified, ptxs, futures):
             built = _guarded(kinfo, result.diagnostics, lambda: _finish(kinfo, v, ptx, future, arch))
@@ -211,8 +221,9 @@ def _build_and_verify(kinfo, arch, path):
 def _finish(kinfo, v, ptx, future, arch) -> BuiltKernel:
     if isinstance(ptx, Exception):
         raise ptx
-    res, log = future.result() if future is not None else (None, None)
-    return BuiltKernel(v.name, arch, ptx, v.llvm_ir, manifest(kinfo, arch, res, v.dynamic_shared_bytes), log)
+    res, log, binary = future.result() if future is not None else (None, None, None)
+    return BuiltKernel(v.name, arch, ptx, v.llvm_ir, manifest(kinfo, arch, res, v.dynamic_shared_bytes), log,
+                       binary)
 
 
 class _NotLowered(Exception):
@@ -241,11 +252,11 @@ def _guarded(kinfo, diagnostics, step):
     return None
 
 
-def _resources(ptx: str, arch: str):
+def _resources(ptx: str, arch: str, cubin: bool = False):
     ptxas = find_ptxas()
     if ptxas is None:
-        return None, None
-    done = assemble(ptx, arch, ptxas)
+        return None, None, None
+    done = assemble(ptx, arch, ptxas, keep_cubin=cubin)
     if not done.ok:
         raise LoweringError(f"ptxas rejected the generated PTX: {done.log[-1500:]}")
-    return done.resources, done.log
+    return done.resources, done.log, done.cubin

@@ -39,7 +39,8 @@ from .tiles import TileLowering
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SHIFTS = ("<<", ">>")
-SMALL_LOOP_UNROLL = 8
+SMALL_LOOP_UNROLL = 16
+RUN_LOOP_UNROLL = 8          # a small loop over runs: 16 copies of its vectors held too many registers
 SMALL_LOOP_NODES = 40
 
 # Operations this stage cannot lower yet, with what to say about them (LANGUAGE §8 allows a
@@ -119,13 +120,16 @@ def default_unroll(inst, s: A.For) -> int | None:
     times; measured in benchmarks/sass_vs_nvcc.py). Small: no nested loop, call, collective
     or shuffle, and at most SMALL_LOOP_NODES nodes, a run of n elements counting n times (an
     unrolled loop over 16-byte runs holds too many registers: layernorm_rows went from 40 to
-    112)."""
+    112); a loop over runs RUN_LOOP_UNROLL times (16 copies of lanes_matvec's took 45 registers
+    against nvcc's 32)."""
     nodes = 0
+    runs = False
     stack = [s.body]
     while stack:
         n = stack.pop()
         t = inst.types.get(id(n))
         nodes += t.n if isinstance(t, Run) else 1
+        runs = runs or (isinstance(t, Run) and t.n > 1)
         if nodes > SMALL_LOOP_NODES or isinstance(n, (A.For, A.While, A.GenericCall)):
             return None
         if isinstance(n, A.Call) and (id(n) in inst.calls or inst.ops.get(id(n)) is not None and
@@ -138,7 +142,7 @@ def default_unroll(inst, s: A.For) -> int | None:
             for x in (v if isinstance(v, tuple) else (v,)):
                 if hasattr(type(x), "__slots__") and hasattr(x, "span"):
                     stack.append(x)
-    return SMALL_LOOP_UNROLL
+    return RUN_LOOP_UNROLL if runs else SMALL_LOOP_UNROLL
 
 
 @dataclass
@@ -153,9 +157,11 @@ class Frame:
 class KernelEmitter:
     Val = Val
 
-    def __init__(self, module: ir.Module, kinfo, debug, plan=None):
-        """``kinfo``: the analyzer.checked.CheckedKernel to lower."""
+    def __init__(self, module: ir.Module, kinfo, debug, plan=None, arch: str = "sm_90"):
+        """``kinfo``: the analyzer.checked.CheckedKernel to lower; ``arch`` the target (which tile
+        products run on tensor cores: mma.py)."""
         self.module = module
+        self.arch = arch
         self.kinfo = kinfo
         self.unroll_product = 1     # the unroll factors of the loops being emitted, multiplied
         self.threads = kinfo.threads

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from ..language.types import Tensor, settle
-from ..language.targets import PTX_ISA
+from ..language.targets import ptx_isa
 from .names import entry_symbol
 
 VERSION = 1
@@ -23,7 +23,7 @@ def manifest(kinfo, arch: str, resources: dict | None, dynamic_shared_bytes: int
                            "shape": list(b.type.shape)})
         else:
             params.append({"name": b.name, "kind": "scalar", "dtype": settle(b.type).name})
-    return {"version": VERSION, "entry": entry_symbol(kinfo.kernel.name), "target": arch, "ptx_version": PTX_ISA,
+    return {"version": VERSION, "entry": entry_symbol(kinfo.kernel.name), "target": arch, "ptx_version": ptx_isa(arch),
             "block": kinfo.threads, "dynamic_shared_bytes": dynamic_shared_bytes, "params": params,
             "extents": list(kinfo.extents), "aligned": dict(kinfo.aligned), "resources": resources}
 
@@ -36,5 +36,7 @@ def dumps(m: dict) -> str:
     params = ",\n            ".join(json.dumps(p) for p in m["params"])
     lines.append(f' "params": [{params}],')
     lines.append(" " + ", ".join(f"{json.dumps(k)}: {json.dumps(m[k])}" for k in ("extents", "aligned")) + ",")
-    lines.append(f' "resources": {json.dumps(m["resources"])}}}')
+    # the -D and @autotune values a build fixed (phobos-build --autotune records them)
+    defines = f',\n "defines": {json.dumps(m["defines"])}' if "defines" in m else ""
+    lines.append(f' "resources": {json.dumps(m["resources"])}{defines}}}')
     return "\n".join(lines) + "\n"

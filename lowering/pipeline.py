@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import llvmlite.ir as ir
 
-from ..language.targets import PTX_FEATURES, PTX_ISA, TARGETS as TARGETS_LIMITS
+from ..language.targets import PTX_ISA, TARGETS as TARGETS_LIMITS, ptx_features, ptx_isa  # noqa: F401 (PTX_ISA: the default)
 from .debug import DebugInfo, fix_file_directives, source_path_of
 from .emit import KernelEmitter
 from .errors import LoweringError
@@ -58,7 +58,7 @@ def target_machine(arch: str):
         raise LoweringError(f"unsupported target {arch} (phobos-build targets {', '.join(TARGETS)})")
     llvm = _llvm()
     target = llvm.Target.from_triple(TRIPLE)
-    return target.create_target_machine(cpu=arch, features=PTX_FEATURES, opt=3)
+    return target.create_target_machine(cpu=arch, features=ptx_features(arch), opt=3)
 
 
 # ---------------------------------------------------------------- stage 1: build
@@ -73,18 +73,18 @@ def build_module(kinfo, arch: str, source_path: str, line_info: bool = True):
         # phobos-build checks for `arch` first, and that check (PH211) counts this plan
         raise LoweringError(f"`{kinfo.kernel.name}` needs {plan.total:,} bytes of shared memory, over the "
                             f"{limit:,} of {arch}, and the checker did not refuse it (PH211)", kinfo.kernel.name_span)
-    module, em = _build(kinfo, tm, source_path, line_info, plan)
+    module, em = _build(kinfo, tm, source_path, line_info, plan, arch)
     # SharedMemory.finish held what the lowering took against the plan, so these are the plan's
     module.phobos_dynamic_shared_bytes = em.smem.dynamic_bytes
     return module
 
 
-def _build(kinfo, tm, source_path, line_info, plan):
+def _build(kinfo, tm, source_path, line_info, plan, arch):
     module = ir.Module(name=kinfo.kernel.name)
     module.triple = TRIPLE
     module.data_layout = str(tm.target_data)
     debug = DebugInfo(module, source_path) if line_info else None
-    em = KernelEmitter(module, kinfo, debug, plan)
+    em = KernelEmitter(module, kinfo, debug, plan, arch)
     fn = em.lower()
     fn.linkage = "external"
     # launch bounds as NVVM annotations (LLVM upgrades them to its nvvm.* function attributes)
@@ -133,8 +133,9 @@ def emit_ptx(mod, tm) -> str:
 
 def check_ptx(ptx: str, entry: str, arch: str) -> None:
     m = re.search(r"^\.version\s+(\S+)", ptx, re.M)
-    if m is None or m.group(1) != PTX_ISA:
-        raise LoweringError(f"LLVM emitted PTX ISA {m.group(1) if m else '?'} instead of {PTX_ISA}")
+    want = ptx_isa(arch)
+    if m is None or m.group(1) != want:
+        raise LoweringError(f"LLVM emitted PTX ISA {m.group(1) if m else '?'} instead of {want}")
     if not re.search(rf"^\.target\s+{arch}\b", ptx, re.M):
         raise LoweringError(f"the PTX does not target {arch}")
     if not re.search(rf"\.entry\s+{re.escape(entry)}\s*\(", ptx):

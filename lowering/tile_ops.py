@@ -5,7 +5,9 @@ rest of the statement (tiles.py fuses the elementwise tree around it and stores 
 
 | built-in | threads | PTX it becomes |
 |---|---|---|
-| ``dot``, ``dot_t`` | each thread a ``tm x tn`` block of outputs (register blocking), rows and columns strided across threads so a warp's shared loads are broadcasts or consecutive | ``ld.shared`` + ``fma.rn.f32`` (``mad.lo.s32`` for integers) |
+| ``dot``, ``dot_t`` on f16, bf16, i8, u8 | each warp a block of 16 x 8 instruction tiles (mma.py) | ``ldmatrix`` + ``mma.sync`` |
+| other ``dot``, ``dot_t`` | each thread a ``tm x tn`` block of outputs (register blocking), rows and columns strided across threads so a warp's shared loads are broadcasts or consecutive | ``ld.shared`` + ``fma.rn.f32`` (``mad.lo.s32`` for integers) |
+| the same on aligned f32 tiles | the same, with the block's columns contiguous | ``ld.shared.v4.f32`` (four k of A, four columns of B) + ``fma.rn.f32`` |
 | ``rowsum``, ``rowmax`` | a segment of up to 32 lanes per row, lanes striding the row | ``add``/``max`` + ``shfl.sync.bfly`` |
 | ``cumsum`` | a group of lanes per column, a segment of rows per lane | ``add``, ``shfl.sync.up`` |
 | ``qdot_t``, ``qmma_t`` | a thread per output (the simple form) | ``dp4a`` per four bytes, ``fma`` per block of 32 |
@@ -25,7 +27,9 @@ from ..language.types import F32, I32, Scalar, Tile, settle
 from . import collectives as C
 from . import intrinsics as K
 from .errors import LoweringError
-from .ltypes import I32T, SHARED, arith_type, const, scalar_ir
+from .ltypes import I32T, I64, SHARED, arith_type, const, scalar_ir
+from .memory import MemRef, Term, scale
+from .mma import MmaDot, rows_aligned, tensor_core_shape
 
 MAX_BLOCK = 8          # at most 8 x 8 accumulators per thread
 # The k loop of dot unrolls 4 times: fully unrolled (BK = 32) it held 127 registers on tiled_gemm;
@@ -40,8 +44,11 @@ def _next_pow2(n: int) -> int:
     return p
 
 
-def shared_operand(tl, sw, node, transposed: bool = False):
-    """``node`` as a shared-memory MemRef without masks; (ref, True) when it was copied. The
+def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False):
+    """``node`` as a shared-memory MemRef without masks; (ref, True) when it was copied. A
+    ``transposed`` copy with ``k_major`` keeps ``node``'s own layout in the same scratch bytes
+    (``dot_t``'s second operand for mma.py, whose ldmatrix reads its rows along K) and is
+    returned as a transposed view. The
     statement's shared-memory plan (analyzer/smem.py) says which operands are copied: those it
     cannot see from the AST to be a shared tile read in place (a scratch tile, a function's
     result tile, a tile or a slice of one at constant offsets inside it), even where the bounds
@@ -55,8 +62,12 @@ def shared_operand(tl, sw, node, transposed: bool = False):
                                 "unmasked shared tile", getattr(node, "span", None))
         return ref, False
     t = em.type_of(node)
-    shape = list(t.shape)[::-1] if transposed else list(t.shape)
     el = settle(t.elem)
+    if transposed and k_major:                  # the same bytes as the plan's transposed copy
+        temp = tl.scratch(Tile(el, tuple(t.shape)), ("copy", id(node)))
+        tl.linear(list(t.shape), lambda c: tl.store(temp, c, em.to(tl.value_at(sw, node, c), el).v))
+        return MemRef(temp.ptr, temp.elem, [temp.axes[1], temp.axes[0]], [], SHARED, buffer=temp.buffer), True
+    shape = list(t.shape)[::-1] if transposed else list(t.shape)
     temp = tl.scratch(Tile(el, tuple(shape)), ("copy", id(node)))
 
     def copy(coords):
@@ -95,27 +106,52 @@ def dot(tl, sw, node, emit) -> None:
     """``dot(a, b)``: [M, K] x [K, N]; ``dot_t(a, b)``: [M, K] x [N, K] (b read transposed)."""
     em = tl.em
     b = tl.b
+    comp = _accumulator_type(em.type_of(node).elem)
+    ta, tb = em.type_of(node.args[0]), em.type_of(node.args[1])
+    m, depth = ta.shape
+    n = tb.shape[0] if node.func == "dot_t" else tb.shape[1]
+    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
     a_ref, copied_a = shared_operand(tl, sw, node.args[0])
-    b_ref, copied_b = shared_operand(tl, sw, node.args[1], transposed=node.func == "dot_t")
+    b_ref, copied_b = shared_operand(tl, sw, node.args[1], transposed=node.func == "dot_t",
+                                     k_major=shape is not None)
     if copied_a or copied_b:
         K.barrier(em.ops)                       # the copies are read by other threads
-    m, depth = a_ref.shape
-    n = b_ref.shape[1]
-    comp = _accumulator_type(em.type_of(node).elem)
+    if shape is not None:                       # mma.sync (mma.py)
+        MmaDot(tl, a_ref, b_ref, shape, comp, emit).lower()
+        return
     tm, tn = blocking(m, n, em.threads)
     gm, gn = m // tm, n // tn
     blocks = gm * gn
     threads = em.threads
     accs = [[em.alloca(scalar_ir(comp), name=f"acc{r}_{c}") for c in range(tn)] for r in range(tm)]
+    # f32: four steps along K at a time from 16-byte shared loads (ld.shared.v4.f32): a row of A
+    # gives four k, a row of B four contiguous columns of the thread's block
+    vec = (comp == F32 and a_ref.elem == F32 and b_ref.elem == F32 and depth % 4 == 0 and tn % 4 == 0
+           and rows_aligned(a_ref, 4) and rows_aligned(b_ref, 4))
 
     def one_block(bi):
         bm = b.udiv(bi, ir.Constant(I32T, gn))
         bn = b.urem(bi, ir.Constant(I32T, gn))
         rows = [b.add(bm, ir.Constant(I32T, r * gm)) for r in range(tm)]
-        cols = [b.add(bn, ir.Constant(I32T, c * gn)) for c in range(tn)]
+        if vec:                                  # the thread's columns contiguous: bn * tn ..
+            first = b.mul(bn, ir.Constant(I32T, tn))
+            cols = [b.add(first, ir.Constant(I32T, c)) for c in range(tn)]
+        else:
+            cols = [b.add(bn, ir.Constant(I32T, c * gn)) for c in range(tn)]
         for r in range(tm):
             for c in range(tn):
                 b.store(const(comp, 0), accs[r][c])
+
+        def step4(kk):
+            k0 = b.mul(kk, ir.Constant(I32T, 4))
+            av = [_run4(tl, a_ref, rows[r], 0, k0, 2) for r in range(tm)]
+            for q in range(4):
+                k = b.add(k0, ir.Constant(I32T, q))
+                bv = [x for c in range(0, tn, 4) for x in _run4(tl, b_ref, k, 0, cols[c], 2)]
+                for r in range(tm):
+                    for c in range(tn):
+                        acc = b.load(accs[r][c], typ=scalar_ir(comp))
+                        b.store(_fma(em, acc, av[r][q], bv[c], comp), accs[r][c])
 
         def step(k):
             av = [em.to(em.Val(tl.load(a_ref, [rows[r], k]), a_ref.elem), comp).v for r in range(tm)]
@@ -124,12 +160,25 @@ def dot(tl, sw, node, emit) -> None:
                 for c in range(tn):
                     acc = b.load(accs[r][c], typ=scalar_ir(comp))
                     b.store(_fma(em, acc, av[r], bv[c], comp), accs[r][c])
-        em.counted_loop(0, depth, step, unroll=DOT_UNROLL)
+        if vec:
+            em.counted_loop(0, depth // 4, step4, unroll=2)
+        else:
+            em.counted_loop(0, depth, step, unroll=DOT_UNROLL)
         for r in range(tm):
             for c in range(tn):
                 emit([rows[r], cols[c]], em.Val(b.load(accs[r][c], typ=scalar_ir(comp)), comp))
 
     _rounds(tl, blocks, threads, one_block)
+
+
+def _run4(tl, ref, row, row_twos: int, col, col_twos: int) -> list:
+    """``ref[row, col .. col + 3]`` as four values, from one 16-byte load where the alignment
+    (the rows' and ``col``'s known trailing zero bits) allows it."""
+    b = tl.b
+    terms = [scale(Term(b.zext(row, I64), row_twos), ref.axes[0].stride),
+             scale(Term(b.zext(col, I64), col_twos), ref.axes[1].stride)]
+    v = tl.em.addr.load_run(ref, terms, 1, 4)
+    return [b.extract_element(v, ir.Constant(I32T, i)) for i in range(4)]
 
 
 def _rounds(tl, count: int, threads: int, body) -> None:

@@ -3,7 +3,8 @@
 PH0xx are syntax, encoding and size errors; PH1xx names, types and shapes; PH2xx attributes,
 launch and target resources; PH3xx the per-thread rules (DESIGN.md, permanent); PH4xx the
 simulator's run-time checks that have no static rule (its counterparts of PH301-PH306 reuse
-those codes); PH9xx internal errors. A code, once published, keeps its meaning.
+those codes); PH5xx lints (warnings, DESIGN.md "Living with the tool"); PH9xx internal errors.
+A code, once published, keeps its meaning.
 
 Every code has a `phobos-check --explain` page (explain.py: the rule docstrings for PH3xx,
 explain_pages/*.txt for the rest), from which docs/codes/ is generated (codes_doc.py).
@@ -20,7 +21,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH005": ("syntax-error", "the tokens do not form a program"),
     "PH006": ("brace-on-next-line", "a block's `{` on the line after its header"),
     "PH007": ("else-after-newline", "`else` on the line after the `}` it follows"),
-    "PH008": ("nesting-too-deep", "blocks or expressions nested deeper than 1000 levels, calls more than 32 deep, or over 50,000 calls inlined into one kernel"),
+    "PH008": ("nesting-too-deep", "blocks or expressions nested deeper than 1000 levels, calls more than 32 deep, or over 20,000 statements inlined into one kernel"),
     "PH009": ("empty-file", "a file with no kernel and no function"),
     "PH010": ("chained-comparison", "comparisons are non-associative: `a < b < c`"),
     # --- PH1xx: names, types and shapes ---
@@ -54,6 +55,7 @@ CODES: dict[str, tuple[str, str]] = {
     "PH211": ("shared-memory-over-limit", "the kernel's tiles need more shared memory than the target gives one CTA"),
     "PH212": ("launch-beyond-target", "a `@launch` size the target cannot run"),
     "PH213": ("kernel-too-large", "a kernel too large for phobos-build to compile in bounded time"),
+    "PH214": ("bad-allow", "a `// phobos-allow:` comment naming an error, an unknown code, or no code"),
     "PH215": ("parameter-space-over-limit", "the kernel's parameters take more than the 32,764 bytes of parameter space of an entry"),
     # --- PH3xx: the per-thread rules (DESIGN.md; permanent) ---
     "PH301": ("cta-op-divergent-control", "a CTA-wide operation under non-uniform control"),
@@ -73,6 +75,13 @@ CODES: dict[str, tuple[str, str]] = {
     "PH408": ("racy-write", "two threads of a CTA storing different values in one element since the last barrier"),
     "PH409": ("cross-cta-race", "a CTA reading an element another CTA of the launch stored, or storing a new value where another CTA stored or read"),
     "PH410": ("racy-write-after-read", "a per-thread store of a new value into an element another thread of the CTA read since the last barrier"),
+    # --- PH5xx: lints, warnings that never change the exit status (DESIGN.md; permanent) ---
+    "PH501": ("unused-binding", "a `let`, `var`, loop variable or function parameter never read"),
+    "PH502": ("var-never-reassigned", "a scalar `var` assigned only by its initializer (could be `let`)"),
+    "PH503": ("unreachable-code", "statements after `return`, `break` or `continue` in the same block"),
+    "PH504": ("lost-update", "a compound assignment to an element that two threads of a CTA can share"),
+    "PH505": ("racy-plain-load", "a scalar load of an element another thread may have stored since the last barrier"),
+    "PH506": ("unused-allow", "a `// phobos-allow:` comment that silences nothing"),
     # --- PH9xx: internal ---
     "PH900": ("internal-error", "an unexpected failure inside phobos-tools (a bug: please report it)"),
     "PH901": ("lowering-internal-error", "an unexpected failure inside the lowering (a bug)"),
@@ -81,3 +90,15 @@ CODES: dict[str, tuple[str, str]] = {
 
 def code_name(code: str) -> str:
     return CODES[code][0]
+
+
+LINT_PREFIX = "PH5"
+
+
+def is_lint(code: str) -> bool:
+    """A lint: a warning that never changes the exit status, chosen by `select`/`ignore`."""
+    return code.startswith(LINT_PREFIX) and code in CODES
+
+
+def lint_codes() -> tuple[str, ...]:
+    return tuple(c for c in CODES if c.startswith(LINT_PREFIX))

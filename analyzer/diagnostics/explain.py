@@ -1,7 +1,7 @@
 """The `phobos-check --explain CODE` pages: one per code of ``codes.CODES``.
 
 A per-thread rule's page is its module's docstring (PH301-PH306, DESIGN.md: the rule's
-docstring serves as `--explain`). Every other code has a text file ``explain_pages/PHxxx.txt``
+docstring serves as `--explain`), and so is a lint's (PH501-PH505, analyzer/lints/). Every other code has a text file ``explain_pages/PHxxx.txt``
 beside this module, shipped as package data. The page printed is the title line built from
 ``CODES`` (``PHxxx name: meaning``), a blank line, then the file.
 
@@ -25,6 +25,7 @@ import shlex
 from dataclasses import dataclass, field
 from importlib import resources
 
+from ..lints.registry import explain_text as lint_docstring
 from ..rules.registry import explain_text as rule_docstring
 from .codes import CODES
 
@@ -45,6 +46,10 @@ def explain_text(code: str) -> str | None:
         return None
     if code.startswith("PH3"):
         text = rule_docstring(code)
+        if text:
+            return text
+    if code.startswith("PH5"):
+        text = lint_docstring(code)       # a lint module's docstring (analyzer/lints/)
         if text:
             return text
     name, meaning = CODES[code]

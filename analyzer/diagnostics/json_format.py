@@ -2,7 +2,8 @@
 
 Keys come in the order DESIGN.md shows; files are sorted by path, diagnostics and kinds by line,
 then column. ``spec`` is null outside the per-thread rules (PH3xx), ``help`` and ``label`` are
-null when absent, ``kinds`` appears only when asked for.
+null when absent, ``fixes`` (the last key) an empty list when there is none, ``kinds`` appears
+only when asked for.
 """
 
 from __future__ import annotations
@@ -52,7 +53,16 @@ def diagnostic_to_json(diag: Diagnostic) -> dict[str, Any]:
         if per_thread_rule and diag.spec is not None
         else None
     )
+    entry["fixes"] = [fix_to_json(f) for f in getattr(diag, "fixes", None) or ()]
     return entry
+
+
+def fix_to_json(fix) -> dict[str, Any]:
+    """A machine-applicable fix: its message and edits (the last key of a diagnostic; JSON stays
+    version 1, since a reader of the earlier keys is not affected)."""
+    return {"message": fix.message,
+            "edits": [{"line": e.line, "column": e.column, "end_line": e.end_line, "end_column": e.end_column,
+                       "text": e.text} for e in fix.edits]}
 
 
 def _span_to_json(span: Span) -> dict[str, int]:

@@ -47,6 +47,28 @@ class SpecRef:
     section: str
 
 
+@dataclass(frozen=True, slots=True)
+class Edit:
+    """Replace the text from (line, column) to (end_line, end_column), exclusive, with ``text``
+    (an insertion when the two ends meet). Lines and columns as in spans: 1-based code points."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    """A machine-applicable fix: edits that are certain to be what the diagnostic asks for, applied
+    together (``phobos-check --fix``, JSON and SARIF ``fixes``, the language server's code
+    actions). ``message`` says what it does, in the imperative."""
+
+    message: str
+    edits: tuple[Edit, ...] = ()
+
+
 @dataclass
 class Diagnostic:
     code: str
@@ -58,6 +80,7 @@ class Diagnostic:
     notes: list[str] = field(default_factory=list)
     help: str | None = None
     spec: SpecRef | None = None
+    fixes: list[Fix] = field(default_factory=list)   # machine-applicable edits (docs/configuration.md)
 
     @property
     def name(self) -> str:

@@ -121,6 +121,15 @@ def _result(diag: Diagnostic, uri: str, rule_index: int) -> dict[str, Any]:
             {"id": n, "physicalLocation": _physical(uri, step.span), "message": {"text": f"({n}) {step.text}"}}
             for n, step in enumerate(diag.chain, start=1)
         ]
+    if getattr(diag, "fixes", None):
+        # SARIF 2.1.0 §3.55: a fix is a description and the replacements in each artifact
+        entry["fixes"] = [{
+            "description": {"text": fix.message},
+            "artifactChanges": [{
+                "artifactLocation": {"uri": uri},
+                "replacements": [{"deletedRegion": _region(Span(e.line, e.column, e.end_line, e.end_column)),
+                                  "insertedContent": {"text": e.text}} for e in fix.edits]}]}
+            for fix in diag.fixes]
     properties: dict[str, Any] = {}
     if diag.spec is not None and diag.code.startswith("PH3"):
         properties["spec"] = {"page": diag.spec.page, "section": diag.spec.section}

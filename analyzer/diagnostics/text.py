@@ -144,3 +144,45 @@ def printable(text: str) -> str:
     # A control character in the source would act on the terminal; show a placeholder in its
     # place (one code point for one, so columns still line up).
     return "".join("\ufffd" if (ord(ch) < 32 and ch != "\t") or ord(ch) == 127 else ch for ch in text)
+
+
+# --- colour (--color, NO_COLOR, FORCE_COLOR: cli/conventions.py decides; text only) ----------
+
+_RESET = "\x1b[0m"
+_BOLD = "\x1b[1m"
+SEVERITY_COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}
+_CHAIN_COLOR = "\x1b[1;34m"
+_GUTTER_COLOR = "\x1b[1;34m"
+
+
+def colorize(block: str, severity: str) -> str:
+    """A rendered diagnostic with ANSI colours, as rustc draws them: the severity and code in
+    the severity's colour and the message bold on the first line; the ``^`` marks and their label
+    in the severity's colour, the ``-`` marks and theirs in blue; the gutter and the ``=`` keys
+    blue. The text is otherwise unchanged (stripping the escapes gives it back)."""
+    colour = SEVERITY_COLORS.get(severity, _BOLD)
+    lines = block.split("\n")
+    head = lines[0]
+    tag = f" {severity}["
+    at = head.find(tag)
+    if at >= 0:
+        end = head.find("]: ", at)
+        if end >= 0:
+            lines[0] = (f"{_BOLD}{head[:at + 1]}{_RESET}{colour}{head[at + 1:end + 1]}{_RESET}"
+                        f"{_BOLD}{head[end + 1:]}{_RESET}")
+    for i, line in enumerate(lines[1:], 1):
+        bar = line.find(" | ")
+        gutter = line[:bar + 3] if bar >= 0 else ""
+        if bar >= 0 and not gutter[:bar].strip():       # a row of marks: the gutter is blank
+            rest = line[bar + 3:]
+            body = rest.lstrip(" \t")
+            pad = rest[:len(rest) - len(body)]
+            mark_colour = colour if body.startswith(PRIMARY_MARK) else _CHAIN_COLOR
+            lines[i] = f"{_GUTTER_COLOR}{gutter}{_RESET}{pad}{mark_colour}{body}{_RESET}"
+        elif bar >= 0 and gutter[:bar].strip().isdigit():  # a source row: colour its gutter only
+            lines[i] = f"{_GUTTER_COLOR}{gutter}{_RESET}{line[bar + 3:]}"
+        elif line.lstrip().startswith("= "):
+            lead = line[:len(line) - len(line.lstrip())]
+            key, sep, text = line.lstrip()[2:].partition(": ")
+            lines[i] = f"{lead}{_GUTTER_COLOR}={_RESET} {_BOLD}{key}{sep}{_RESET}{text}" if sep else line
+    return "\n".join(lines)

@@ -313,23 +313,32 @@ class PathQuestions:
         z3 = self.z3
         ctx = self.ctx
         succ = self.cfg.graph.succ
+        # the edges and their branch conditions first: a segment whose branches decide nothing
+        # (conditions of fresh symbols only, as a `while` over a `var`) needs no formula at all,
+        # and making its z3 terms would cost more than every question asked about it
+        edges = []
+        decided = False
+        for n in nodes:
+            for m, d in succ[n].items():
+                if m in nodes and d.get("back") not in removed:
+                    edges.append((n, m, d.get("taken")))
+        for e, taken in exits:
+            if e in nodes:
+                edges.append((e, "sink", taken))
+        conditions = []
+        for u, _v, taken in edges:
+            c = None
+            if taken is not None:
+                c = self._decision(u, taken, frame)
+                if c is not None and z3.is_true(z3.simplify(c)):
+                    c = None
+            conditions.append(c)
+            decided = decided or c is not None
+        if not decided:
+            return []
         ins: dict = {}
         outs: dict = {}
         implied = []
-        decided = False
-
-        def edge(u, v, taken):
-            nonlocal decided
-            x = z3.Bool(f"x{tag}_{u}_{v}", ctx)
-            outs.setdefault(u, []).append(x)
-            ins.setdefault(v, []).append(x)
-            implied.append(z3.Implies(x, z3.And(y(u), y(v))))
-            if taken is not None:
-                c = self._decision(u, taken, frame)
-                if c is not None and not z3.is_true(z3.simplify(c)):
-                    implied.append(z3.Implies(x, c))
-                    decided = True
-
         ys: dict = {}
 
         def y(n):
@@ -337,15 +346,13 @@ class PathQuestions:
             if got is None:
                 got = ys[n] = z3.Bool(f"y{tag}_{n}", ctx)
             return got
-        for n in nodes:
-            for m, d in succ[n].items():
-                if m in nodes and d.get("back") not in removed:
-                    edge(n, m, d.get("taken"))
-        for e, taken in exits:
-            if e in nodes:
-                edge(e, "sink", taken)
-        if not decided:
-            return []
+        for (u, v, _taken), c in zip(edges, conditions):
+            x = z3.Bool(f"x{tag}_{u}_{v}", ctx)
+            outs.setdefault(u, []).append(x)
+            ins.setdefault(v, []).append(x)
+            implied.append(z3.Implies(x, z3.And(y(u), y(v))))
+            if c is not None:
+                implied.append(z3.Implies(x, c))
         out = [y(start), y("sink")]
         for n in list(nodes) + ["sink"]:
             if n != start:

@@ -15,7 +15,8 @@ Paths follow the order a statement runs in (§6): a barrier inside a call, on th
 `&&`/`||` or in a `while` condition is on a path only where it runs. A path is dropped only
 when z3 proves no execution takes it: a store only in the last iteration, a loop that runs at
 most once, a barrier skipped only before anything was stored, a loop of barriers that provably
-runs. What z3 cannot settle within its fixed limit stays, with a note saying so.
+runs. What z3 cannot settle within its fixed limit, or once the kernel's z3 budget is spent,
+stays, with a note saying which.
 
 Why it matters: the CTA-wide read takes elements that other threads stored; without a barrier
 those stores may not have landed, and the read sees stale data at random.
@@ -47,6 +48,7 @@ from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, Label, SpecRef
 from ..facts.explain import chain_notes, chain_labels, element_read, inlined_steps, parameter_of, written_name
+from ..facts.feasible import BUDGET
 from ..facts.schema import VARYING
 from .registry import SPEC_PAGE, Rule
 
@@ -101,7 +103,10 @@ def diagnose(match) -> Diagnostic:
         word = 5 if loop.kind == "while" else 3          # `while` / `for`
         labels.append(Label(sp.__class__(sp.line, sp.column, sp.line, sp.column + word),
                             "and the read comes in a later iteration, through the loop's back edge"))
-    if undecided:
+    if undecided == BUDGET:
+        notes.append("z3's budget for this kernel ran out before it decided whether this path can be "
+                     "taken, so it is kept (LANGUAGE §9.6; docs/limitations.md, \"z3\")")
+    elif undecided:
         notes.append("z3 could not decide within its resource limit whether this path can be taken, "
                      "so it is kept (LANGUAGE §9.6)")
     element = element_read(op)

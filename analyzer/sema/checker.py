@@ -111,6 +111,7 @@ class Checker(Part):
         kinfo = KernelInfo(k, inst)
         self.cx.inlined = 0
         self.cx.body = Body(inst, Scope(function_boundary=True))
+        self.cx.autotune_values = self.cx.autotune.get(k.name, {})
         attrs = self.decls.attributes(k, kinfo)
         # compile-time constants: -D bindings, then this kernel's @autotune names
         for name, value in self.cx.defines.items():
@@ -168,10 +169,14 @@ def parse_defines(defines: dict | None, diagnostics: list[Diagnostic]) -> dict[s
     return out
 
 
-def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: list[Diagnostic]) -> ProgramInfo:
+def analyze(program: A.Program, defines: dict[str, str] | None, diagnostics: list[Diagnostic],
+            autotune: dict[str, dict[str, int]] | None = None) -> ProgramInfo:
+    """``autotune``: the @autotune configuration to check, kernel -> {NAME: value} (by default
+    each list's first value)."""
     values = parse_defines(defines, diagnostics)
     found: list[Diagnostic] = []
     checker = Checker(program, values, found)
+    checker.cx.autotune = dict(autotune or {})
     try:
         info = checker.run()
     finally:

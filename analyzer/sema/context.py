@@ -53,6 +53,10 @@ class Context:
     def __init__(self, program: A.Program, defines: dict[str, object], diagnostics: list[Diagnostic]):
         self.program = program
         self.defines = defines
+        # the @autotune configuration being checked: kernel -> {NAME: value}; a name absent
+        # takes its list's first value (LANGUAGE §2)
+        self.autotune: dict[str, dict[str, int]] = {}
+        self.autotune_values: dict[str, int] = {}     # the current kernel's
         self.diags = diagnostics
         self.uids = count(1)
         self.functions: dict[str, A.Function] = {}
@@ -60,7 +64,8 @@ class Context:
         self.bad_functions: set[str] = set()
         self.suggestions_left = 50          # "did you mean" runs difflib: only for the first few
         self.call_stack: list[str] = []
-        self.inlined = 0                    # calls inlined into the kernel (or function) being checked
+        self.inlined = 0                    # statements inlined into the kernel (or function) being checked
+        self.statement_counts: dict[int, int] = {}   # id(function) -> statements in its body
         self.unrolled: list[tuple[Span, int]] = []   # enclosing unrolled loops (factor span, factor), through calls too
         self.parts: list[Part] = []        # each keeps the current body as ``part.body`` (read very often)
         self._body: Body | None = None

@@ -143,6 +143,8 @@ class Declarations(Part):
                 continue
             if arg.name in self.cx.defines:
                 value = self.cx.defines[arg.name]
+            elif arg.name in self.cx.autotune_values:
+                value = self.cx.autotune_values[arg.name]
             else:
                 value = arg.choices[0].value
             attrs.autotune[arg.name] = (value, arg.span)
@@ -317,8 +319,9 @@ class Declarations(Part):
         return ret
 
     def call_refused(self, call: A.Call, fn: A.Function) -> bool:
-        """Report a call that cannot be inlined: recursion, nesting past MAX_INLINE_DEPTH, or past
-        MAX_INLINED_CALLS calls in one kernel."""
+        """Report a call that cannot be inlined: recursion, nesting past MAX_INLINE_DEPTH, or more
+        than MAX_INLINED_STATEMENTS statements inlined into one kernel (the call counts one, plus
+        its function's statements; counted before the body is checked, so the work stops there)."""
         stack = self.cx.call_stack
         if fn.name in stack:
             self.cx.error("PH113", f"`{fn.name}` calls itself (through {' -> '.join(stack + [fn.name])})",
@@ -333,16 +336,46 @@ class Declarations(Part):
                           label=f"call {len(chain)} levels deep",
                           help="functions are inlined at every call: call fewer functions from within functions")
             return True
-        self.cx.inlined += 1
-        limit = sema_model.MAX_INLINED_CALLS
+        limit = sema_model.MAX_INLINED_STATEMENTS
         if self.cx.inlined > limit:
-            if self.cx.inlined == limit + 1:
-                self.cx.error("PH008", f"more than {limit:,} calls inlined into one kernel", call.span,
-                              label=f"call {limit + 1:,}",
-                              help="functions are inlined at every call, so a function that calls another twice "
-                                   "doubles the work per level: call fewer functions from within functions, or loop")
+            return True                 # reported at the call that crossed the limit
+        self.cx.inlined += 1 + self.statement_count(fn)
+        if self.cx.inlined > limit:
+            root = self.body.inst
+            while root.parent is not None:
+                root = root.parent
+            chain = [root.name] + stack + [fn.name]
+            shown = chain if len(chain) <= 8 else chain[:4] + ["..."] + chain[-3:]
+            self.cx.error("PH008", f"more than {limit:,} statements inlined into {root.kind} `{root.name}`, "
+                          f"this call included ({' -> '.join(f'`{n}`' if n != '...' else n for n in shown)})",
+                          call.span, label=f"inlining this call of `{fn.name}` passes {limit:,} statements",
+                          notes=["every call is inlined: it counts one statement plus each statement of its "
+                                 "function's body, and the calls in that body count again at every copy"],
+                          help="functions are inlined at every call, so a function that calls another twice "
+                               "doubles the work per level: call fewer functions from within functions, or loop")
             return True
         return False
+
+    def statement_count(self, fn: A.Function) -> int:
+        """The statements of ``fn``'s body, nested ones included (its calls not followed)."""
+        counts = self.cx.statement_counts
+        got = counts.get(id(fn))
+        if got is None:
+            got = 0
+            todo = list(fn.body.stmts)
+            while todo:
+                st = todo.pop()
+                got += 1
+                if isinstance(st, A.If):
+                    todo.extend(st.then.stmts)
+                    if isinstance(st.orelse, A.Block):
+                        todo.extend(st.orelse.stmts)
+                    elif st.orelse is not None:
+                        todo.append(st.orelse)
+                elif isinstance(st, (A.For, A.While)):
+                    todo.extend(st.body.stmts)
+            counts[id(fn)] = got
+        return got
 
     def bind_dims(self, fn: A.Function, call: A.Call, arg_types) -> dict | None:
         """Match each argument to its parameter; the dims named in tensor and tile parameters take

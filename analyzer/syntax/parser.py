@@ -1,8 +1,9 @@
 """Source text -> Program AST: our tokenizer feeds lark's LALR tables, and the AST is built
 directly by the transformer lark wires to each rule (no intermediate parse tree).
 
-lark generates the LALR(1) tables and the rule callbacks (with their `?rule` inlining and
-`[..]` placeholders) from phobos.lark; ``_drive`` below is the shift/reduce loop over them. It
+lark generates the LALR(1) tables from phobos.lark once; tables.py caches them as plain data
+(with each rule's `?rule` inlining and `[..]` placeholders), so a check imports no lark at all
+once the cache holds the grammar. ``_drive`` below is the shift/reduce loop over them. It
 replaces lark's own loop, which costs several times more per token (its rule names are
 ``Token``s whose ``__eq__`` runs on every table lookup).
 
@@ -14,16 +15,12 @@ Diagnostic; nothing here raises for bad input.
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
-
-from lark import Lark, Transformer
-from lark.lexer import Lexer
-from lark.parse_tree_builder import ExpandSingleChild
 
 from ..diagnostics.model import Diagnostic, Span
 from . import ast as A
 from ...language.builtins import BUILTINS
 from ...language.types import C_TYPES, SCALARS, an
+from . import tables as _lalr
 from .tokens import GENERIC_MODES, KEYWORDS, PUNCT, LexStats, Tok, generic_parts, int_value, tokenize
 
 
@@ -72,7 +69,7 @@ def _bare_literal(e):
     return None
 
 
-class _Build(Transformer):
+class _Build:
     """Inline callbacks: each receives the rule's children and returns an AST node."""
 
     # ---- literals and atoms
@@ -304,48 +301,19 @@ def _is_negzero(lit: A.FloatLit) -> bool:
     return lit.value == 0.0 and str(lit.value).startswith("-")
 
 
-class _NoLexer(Lexer):
-    """Placeholder: tokens come from tokens.py, never from lark's lexer."""
-
-    def __init__(self, lexer_conf):
-        pass
-
-    def lex(self, data):  # pragma: no cover - never called
-        raise NotImplementedError
-
-
 class _Tables:
-    """lark's LALR tables recast for a tight loop: per state, token type -> (shift?, target)
-    where a reduce's target is (size, callback, nonterminal name as a plain str)."""
+    """The LALR tables (tables.py) recast for a tight loop: per state, token type ->
+    (shift?, target) where a reduce's target is (size, callback, nonterminal name)."""
 
-    def __init__(self):
-        grammar = resources.files(__package__).joinpath("phobos.lark").read_text(encoding="utf-8")
-        lark = Lark(grammar, parser="lalr", lexer=_NoLexer, transformer=_Build(),
-                    maybe_placeholders=True, cache=False)
-        inner = lark.parser.parser.parser
-        table = inner.parse_table
-        callbacks = inner.callbacks
-        # A reduce by a one-symbol `?rule` alternative passes its child through unchanged: mark
-        # it (callback None) so the loop only swaps the state, leaving the value in place.
-        identity = {id(r) for r, cb in callbacks.items()
-                    if len(r.expansion) == 1 and isinstance(cb, ExpandSingleChild)}
-        reduce_info = {}
-        self.states = {}
-        for state, actions in table.states.items():
-            row = {}
-            for sym, (action, arg) in actions.items():
-                if action.name == "Shift":
-                    row[str(sym)] = (True, arg)
-                else:
-                    info = reduce_info.get(id(arg))
-                    if info is None:
-                        callback = None if id(arg) in identity else callbacks[arg]
-                        info = (len(arg.expansion), callback, str(arg.origin.name))
-                        reduce_info[id(arg)] = info
-                    row[str(sym)] = (False, info)
-            self.states[state] = row
-        self.start = table.start_states["start"]
-        self.end = table.end_states["start"]
+    def __init__(self, data: dict):
+        build = _Build()
+        reduce_info = [(size, _callback(build, size, method, expand1, include, append_none), origin)
+                       for size, method, expand1, include, append_none, origin in data["rules"]]
+        self.states = {state: {sym: (True, arg) if shift else (False, reduce_info[arg])
+                               for sym, (shift, arg) in row.items()}
+                       for state, row in data["states"].items()}
+        self.start = data["start"]
+        self.end = data["end"]
         # (state below, state on top, lookahead) -> the state on top once the unit `?rule`
         # reductions that this lookahead triggers are done, filled as the parser meets them: an
         # operand climbs about ten precedence levels that way, one lookup instead of ten.
@@ -372,9 +340,32 @@ class _Tables:
         return top
 
 
+def _callback(build: _Build, size: int, method: str, expand1: bool, include, append_none: int):
+    """The reduce callback of one rule (see tables.py for the fields); None for a one-symbol
+    `?rule` alternative, which passes its child through unchanged (the loop only swaps the
+    state, leaving the value in place)."""
+    if expand1 and include is None and size == 1:
+        return None
+    f = getattr(build, method)
+    if include is None:
+        return f
+    def filtered(children, include=include, tail=[None] * append_none, f=f, expand1=expand1):
+        out = []
+        for i, nones in include:
+            if nones:
+                out += [None] * nones
+            out.append(children[i])
+        if tail:
+            out += tail
+        if expand1 and len(out) == 1:
+            return out[0]
+        return f(out)
+    return filtered
+
+
 @lru_cache(maxsize=1)
 def _tables() -> _Tables:
-    return _Tables()
+    return _Tables(_lalr.load({name for name in dir(_Build) if not name.startswith("_")}))
 
 
 class _ParseError(Exception):

@@ -118,6 +118,7 @@ def test_oracle_agrees_on_the_spec_kernels():
 
 @settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@pytest.mark.slow
 @given(kernels())
 def test_oracle_agrees_on_generated_kernels(src):
     _compare(src)

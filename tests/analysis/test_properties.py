@@ -25,6 +25,9 @@ from phobos_tools.analyzer.rules import run as run_rules
 
 from analysis_expect import KIND_RANK, codes_lines, front_end_clean
 from phobos_gen import HEADER, kernels
+import pytest
+
+pytestmark = pytest.mark.slow
 
 SETTINGS = settings(max_examples=100, derandomize=True, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

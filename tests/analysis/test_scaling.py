@@ -241,17 +241,18 @@ def _doubling(levels: int) -> str:
 
 def test_inlined_calls_are_capped_per_kernel(monkeypatch):
     # inlining at every call made 17 doubling levels cost 8 s and 1 GB, 20 levels a minute and 8 GB:
-    # past MAX_INLINED_CALLS the checker stops inlining with one PH008 (no kernel that big could be
-    # built: PH213 caps a build at 100,000 expressions)
+    # past MAX_INLINED_STATEMENTS (each call counts one plus its function's statements) the checker
+    # stops inlining with one PH008 (no kernel that big could be built: PH213 caps a build at
+    # 100,000 expressions)
     from phobos_tools.analyzer import check_source
     from phobos_tools.analyzer.sema import model as sema_model
     from phobos_tools.analyzer.sema.model import Instance
-    monkeypatch.setattr(sema_model, "MAX_INLINED_CALLS", 100)
-    assert [d.code for d in check_source(_doubling(6), "t.ph").diagnostics] == []     # 63 calls
+    monkeypatch.setattr(sema_model, "MAX_INLINED_STATEMENTS", 200)
+    assert [d.code for d in check_source(_doubling(6), "t.ph").diagnostics] == []     # 63 calls, 126 statements
     made = _recording(Instance)
     with mock.patch("phobos_tools.analyzer.sema.declarations.Instance", made):
         diags = check_source(_doubling(12), "t.ph").diagnostics                          # 4,095 calls
     assert [d.code for d in diags] == ["PH008"]
-    assert "more than 100 calls inlined into one kernel" in diags[0].message
-    assert len(made.made) <= 101                  # the inlining stopped at the cap
+    assert "more than 200 statements inlined into kernel `k`" in diags[0].message
+    assert len(made.made) <= 101                  # the inlining stopped at the cap (2 statements a call)
 

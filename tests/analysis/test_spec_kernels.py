@@ -309,7 +309,8 @@ def test_design_example_json_entry():
      "chain": [{"line": 8, "column": 6, "end_line": 8, "end_column": 19,
                 "text": "`ctx.lane` differs between lanes, so this condition does"}],
      "notes": [], "help": "move `barrier()` out of the branch, or make the condition uniform",
-     "spec": {"page": "per-thread-values.md", "section": "What needs every thread"}}""")
+     "spec": {"page": "per-thread-values.md", "section": "What needs every thread"},
+     "fixes": []}""")
     assert entry == expected
     assert list(entry) == list(expected)
 

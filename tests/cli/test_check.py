@@ -34,7 +34,7 @@ class StubAnalyzer:
         self.calls: list[tuple[str, dict]] = []
         self.diagnose = diagnose
 
-    def __call__(self, path, defines=None, arch="sm_90"):
+    def __call__(self, path, defines=None, arch="sm_90", lints=frozenset()):
         self.calls.append((str(path), dict(defines or {})))
         self.arch = arch
         text = Path(path).read_text()  # OSError propagates, as from the real check_file
@@ -88,7 +88,7 @@ def test_a_path_with_a_nul_byte_is_a_usage_error(stub, capsys):
 
 
 def test_unreadable_file_is_a_usage_error(monkeypatch, capsys, tmp_path):
-    def refuse(path, defines=None):
+    def refuse(path, defines=None, lints=frozenset()):
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(phobos_tools.analyzer, "check_file", refuse)
@@ -267,7 +267,7 @@ def test_json_kinds_flag_adds_kinds(stub, capsys, tmp_path):
 
 
 def test_an_exception_in_the_analyzer_is_ph900_and_exit_3(monkeypatch, capsys, tmp_path):
-    def explode(path, defines=None):
+    def explode(path, defines=None, lints=frozenset()):
         raise RuntimeError("the parser fell over")
 
     monkeypatch.setattr(phobos_tools.analyzer, "check_file", explode)
@@ -284,7 +284,7 @@ def test_an_exception_in_the_analyzer_is_ph900_and_exit_3(monkeypatch, capsys, t
 
 
 def test_ph900_outranks_a_usage_error(monkeypatch, capsys, tmp_path):
-    def explode(path, defines=None):
+    def explode(path, defines=None, lints=frozenset()):
         raise RecursionError("maximum recursion depth exceeded")
 
     monkeypatch.setattr(phobos_tools.analyzer, "check_file", explode)
@@ -293,7 +293,7 @@ def test_ph900_outranks_a_usage_error(monkeypatch, capsys, tmp_path):
 
 
 def test_interrupt_exits_130_quietly(monkeypatch, capsys, tmp_path):
-    def interrupted(path, defines=None):
+    def interrupted(path, defines=None, lints=frozenset()):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(phobos_tools.analyzer, "check_file", interrupted)
@@ -312,6 +312,7 @@ def test_module_entry_point_reports_a_missing_file(tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_ends_quietly(tmp_path):
     # Many files' diagnostics into a reader that stops after a few bytes, like `| head -c 10`.
     script = (

@@ -117,6 +117,7 @@ def test_an_extent_beyond_i32_is_refused_before_the_array_is_made(capsys, tmp_pa
     assert "--arg A" in line and "2147483648" in line and "i32" in line
 
 
+@pytest.mark.slow
 def test_a_huge_array_in_a_child_process_is_a_usage_error():
     proc = child("phobos-run", ROW_SUMS, "--sim", "--grid", "1", "--arg", "A=rand:f32:99999999999x99999999",
                  "--arg", "out=zeros:f32:4")
@@ -207,6 +208,7 @@ def test_a_grid_at_the_cap_passes_the_check_without_listing_its_ctas():
     assert seen[1][1] == (per_batch, 0, 0)
 
 
+@pytest.mark.slow
 def test_a_huge_grid_in_a_child_process_is_a_usage_error():
     proc = child("phobos-run", GAMMA, "--sim", "--grid", "2147483647,65535,65535", "--arg", "img=zeros:u8:4x16",
                  "--arg", "out=zeros:u8:4x16", "--arg", "gamma=2.2")
@@ -385,6 +387,7 @@ def test_an_oversized_file_is_refused_without_reading_it_all(tmp_path):
     assert peak < 3 * MAX_SOURCE_BYTES          # the 4 MiB read, not the 12 MiB file
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("prog, extra", [("phobos-check", []), ("phobos-build", []),
                                          ("phobos-run", ["--sim", "--grid", "1"])])
 def test_dev_zero_is_refused_at_once(prog, extra):

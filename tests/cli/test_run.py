@@ -172,6 +172,7 @@ def test_gpu_without_a_gpu_is_a_usage_error(tmp_path, capsys):
         assert code == 2 and "no GPU available" in err, err
 
 
+@pytest.mark.slow
 def test_console_script_is_installed(tmp_path):
     exe = Path(sys.executable).with_name("phobos-run")
     done = subprocess.run([str(exe), MATVEC, "--sim", "--grid", "16", *matvec_args(), "--out", str(tmp_path)],
@@ -194,6 +195,7 @@ def test_bf16_arrays_round_trip_through_npy(tmp_path, capsys):
     assert out.tolist() == [emb[2].astype(np.float32).tolist(), emb[0].astype(np.float32).tolist(), [0, 0, 0]]
 
 
+@pytest.mark.slow
 def test_benchmark_script_runs_with_or_without_numba():
     done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "sim_vs_numba.py"), "--sizes", "8x128"],
                           capture_output=True, text=True, timeout=300)

@@ -100,7 +100,7 @@ def _without_lints(codes: set[str]) -> set[str]:
 def test_every_code_has_a_page(code):
     text = explain_text(code)
     name, meaning = CODES[code]
-    if code.startswith("PH3"):
+    if code.startswith("PH3") or (code.startswith("PH5") and code != "PH506"):   # a module's docstring
         assert text.startswith(f"{code} {name}:")
         return
     assert page_file_text(code) is not None, f"analyzer/diagnostics/explain_pages/{code}.txt is missing"
@@ -114,7 +114,8 @@ def test_every_code_has_a_page(code):
         assert s.text or s.code, f"the `{s.heading}:` paragraph is empty"
 
 
-@pytest.mark.parametrize("code", EXPLAINED)
+# PH213's input is a kernel too large to build: seconds of LLVM, in the slow tier
+@pytest.mark.parametrize("code", [pytest.param(c, marks=[pytest.mark.slow] if c == "PH213" else []) for c in EXPLAINED])
 def test_the_example_produces_its_code_and_the_fix_does_not(code, tmp_path, capsys):
     page = parse_page(code)
     if code in INPUTS:
@@ -129,17 +130,19 @@ def test_the_example_produces_its_code_and_the_fix_does_not(code, tmp_path, caps
         return
     assert page.example, f"the page of {code} shows no example kernel"
     argv = page.run
-    failing = {"phobos-check": 0 if CODES_SEVERITY.get(code) == "note" else 1, "phobos-build": 1,
+    failing = {"phobos-check": 0 if CODES_SEVERITY.get(code) in ("note", "warning") else 1, "phobos-build": 1,
                "phobos-run": 4}[argv[0]]
     status, codes = _run_page_command(argv, page.example, tmp_path, capsys)
-    assert _without_lints(codes) == {code} and status == failing, (status, codes)
+    # a lint's example produces its own code and no other (it is the lints' own page)
+    counted = codes if code.startswith("PH5") else _without_lints(codes)
+    assert counted == {code} and status == failing, (status, codes)
     if page.fix is not None:
         status, codes = _run_page_command(argv, page.fix, tmp_path, capsys)
         assert _without_lints(codes) == set() and status == 0, (status, codes)
 
 
 # Codes reported as notes: their example exits 0.
-CODES_SEVERITY = {"PH204": "note"}
+CODES_SEVERITY = {"PH204": "note", **{c: "warning" for c in CODES if c.startswith("PH5")}}
 
 
 def test_docs_codes_is_current(capsys):

@@ -183,7 +183,8 @@ def test_json_matches_the_design_example():
                 "chain": [{"line": 8, "column": 6, "end_line": 8, "end_column": 19,
                            "text": "`ctx.lane` differs between lanes, so this condition does"}],
                 "notes": [], "help": "move `barrier()` out of the branch, or make the condition uniform",
-                "spec": {"page": "per-thread-values.md", "section": "What needs every thread"}}],
+                "spec": {"page": "per-thread-values.md", "section": "What needs every thread"},
+                "fixes": []}],
             "kinds": [{"kernel": "lanes_matvec", "name": "row", "line": 4, "column": 7,
                        "kind": "warp-uniform"}]}]}
     # Key order is part of the contract, and dict equality does not check it.
@@ -191,7 +192,7 @@ def test_json_matches_the_design_example():
     assert list(doc["files"][0]) == ["path", "diagnostics", "kinds"]
     assert list(doc["files"][0]["diagnostics"][0]) == [
         "code", "name", "severity", "message", "line", "column", "end_line", "end_column",
-        "label", "chain", "notes", "help", "spec"]
+        "label", "chain", "notes", "help", "spec", "fixes"]     # fixes last (DESIGN.md, "Fixes")
     assert list(doc["files"][0]["diagnostics"][0]["chain"][0]) == [
         "line", "column", "end_line", "end_column", "text"]
     assert list(doc["files"][0]["diagnostics"][0]["spec"]) == ["page", "section"]

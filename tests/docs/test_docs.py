@@ -181,7 +181,14 @@ def _run(block: Block, folder: Folder) -> None:
                                              f"{expected}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=lambda b: b.id)
+def _tiered(block):
+    """A block that runs commands or Python starts processes (about a second each): the slow
+    tier. Kernels are checked in-process, in the fast tier."""
+    runs = block.lang in ("sh", "python") and "no-run" not in block.tags
+    return pytest.param(block, id=block.id, marks=[pytest.mark.slow] if runs else [])
+
+
+@pytest.mark.parametrize("block", [_tiered(b) for b in BLOCKS])
 def test_block(block, folders):
     if "no-run" in block.tags:
         pytest.skip("shown, not run (no-run)")

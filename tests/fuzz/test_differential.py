@@ -23,6 +23,8 @@ from ir_simt import SimtError
 from phobos_gen import generate
 from phobos_tools.run import loads
 
+pytestmark = pytest.mark.fuzz
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 

@@ -30,6 +30,8 @@ from paths import REPO
 from phobos_tools.cli.build import main as build_main
 from phobos_tools.cli.run import main as run_main
 
+pytestmark = pytest.mark.fuzz
+
 EXAMPLES = [p.read_bytes() for p in sorted((REPO / "examples").glob("*.ph"))]
 FAST = settings(derandomize=True, database=None, deadline=None, max_examples=40,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,

@@ -18,6 +18,8 @@ from phobos_tools.analyzer.diagnostics import CODES, ERROR
 from phobos_tools.analyzer.diagnostics.text import render_text
 from phobos_tools.cli.check import main
 
+pytestmark = pytest.mark.fuzz
+
 KERNELS = sorted((REPO / "examples").glob("*.ph")) + sorted(SPEC_KERNELS.glob("*.ph"))
 KERNEL_BYTES = [p.read_bytes() for p in KERNELS]
 

@@ -10,6 +10,8 @@ import pytest
 from spec_conformance.fixtures import fixture_id, fixture_paths
 from spec_conformance.mutants import MUTANTS, baseline, catchers
 
+pytestmark = pytest.mark.fuzz
+
 PATHS = fixture_paths()
 
 

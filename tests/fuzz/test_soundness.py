@@ -25,6 +25,8 @@ import fuzz_harness as H
 from phobos_gen import generate, programs
 from phobos_tools.analyzer import check_source
 
+pytestmark = pytest.mark.fuzz
+
 FAST = settings(derandomize=True, database=None, deadline=None, max_examples=40,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 GENERATOR_PROMISES = ("PH401", "PH402", "PH405", "PH406")

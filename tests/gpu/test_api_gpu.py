@@ -8,6 +8,9 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.gpu
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

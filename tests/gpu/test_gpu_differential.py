@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.gpu
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.gpu
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
@@ -139,8 +141,9 @@ def test_every_example_runs_through_the_cupy_fallback_too(correctness_bundle):
     assert {"lanes_matvec", "row_sums", "row_softmax"} <= {r[0] for r in rows if r[3].startswith("ok")}
 
 
-def _stand_in_cuda_core(monkeypatch):
-    """A cuda.core that loads any PTX (its launches are not needed here)."""
+def _stand_in_cuda_core(monkeypatch, bindings: bool = True):
+    """A cuda.core that loads any PTX (its launches are not needed here), with cuda.bindings (the
+    driver API its backend copies numpy arguments with) or without."""
     import types
     core = types.ModuleType("cuda.core")
 
@@ -157,29 +160,32 @@ def _stand_in_cuda_core(monkeypatch):
     cuda.core = core
     monkeypatch.setitem(sys.modules, "cuda", cuda)
     monkeypatch.setitem(sys.modules, "cuda.core", core)
+    if bindings:
+        cuda.bindings = types.ModuleType("cuda.bindings")
+        cuda.bindings.driver = types.ModuleType("cuda.bindings.driver")
+        monkeypatch.setitem(sys.modules, "cuda.bindings", cuda.bindings)
+        monkeypatch.setitem(sys.modules, "cuda.bindings.driver", cuda.bindings.driver)
+    else:
+        monkeypatch.setitem(sys.modules, "cuda.bindings", None)
+        monkeypatch.setitem(sys.modules, "cuda.bindings.driver", None)
 
 
-def test_without_pycuda_numpy_arguments_go_through_cupy_before_cuda_core(monkeypatch):
-    # the H200's image has cupy and cuda-python but no pycuda: cuda.core takes device arrays
-    # only, so picking it before cupy refused every numpy argument
+def test_without_pycuda_cuda_core_comes_before_cupy(monkeypatch):
+    # pycuda has no binary wheel: cuda.core (binary wheels, with cuda.bindings for the copies of
+    # numpy arguments) is the first-class backend next to it, cupy the last resort (issue 22)
     import fake_cupy
     monkeypatch.delenv("PHOBOS_GPU_BACKEND", raising=False)
     monkeypatch.setitem(sys.modules, "pycuda", None)
     monkeypatch.setitem(sys.modules, "pycuda.driver", None)
-    _stand_in_cuda_core(monkeypatch)
     fake_cupy.install()
     try:
-        k = rt.Kernel(ptx_for("lanes_matvec"), MATVEC)
-        assert k._load_backend().name == "cupy"
+        _stand_in_cuda_core(monkeypatch)
+        assert rt.Kernel(ptx_for("lanes_matvec"), MATVEC)._load_backend().name == "cuda.core"
+        # a cuda.core without cuda.bindings cannot copy numpy arguments: cupy takes over
+        _stand_in_cuda_core(monkeypatch, bindings=False)
+        assert rt.Kernel(ptx_for("lanes_matvec"), MATVEC)._load_backend().name == "cupy"
     finally:
         fake_cupy.uninstall()
-    # with cuda.core alone, numpy arguments are refused, saying what would take them
-    monkeypatch.setitem(sys.modules, "cupy", None)
-    k = rt.Kernel(ptx_for("lanes_matvec"), MATVEC)
-    assert k._load_backend().name == "cuda.core"
-    W, x, y = np.zeros((8, 256), np.float32), np.zeros((1, 256), np.float32), np.zeros((1, 8), np.float32)
-    with pytest.raises(rt.LaunchError, match="device arrays only; for numpy arguments install pycuda or cupy"):
-        k(W, x, y, grid=(2,))
 
 
 def test_a_backend_limit_is_a_skip_not_an_error(correctness_bundle, pycuda, monkeypatch):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.gpu
+
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 

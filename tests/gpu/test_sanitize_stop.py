@@ -11,6 +11,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+import pytest
+
+pytestmark = pytest.mark.gpu
 
 HERE = Path(__file__).resolve().parent
 MARK = "347.25"          # the stand-in's hanging jobs sleep this long: how they are found afterwards

@@ -20,6 +20,8 @@ def k(body_text: str, params: str = "A: tensor<f32>[N], O: tensor<f32>[N]", attr
 
 
 # ---------------------------------------------------------------- the examples
+# every example through LLVM: about 8 s in all, so the slow tier (the ptxas tier builds them too)
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_builds(path):
     r = built_example(path.stem)
@@ -333,3 +335,14 @@ def test_a_kernel_past_the_size_limit_is_PH213_not_a_minutes_long_build(monkeypa
     assert [k.name for k in result.kernels] == ["small"]     # the other kernels still build
     monkeypatch.setattr(B, "MAX_KERNEL_SIZE", size)
     assert B.build_source(src, "k.ph", resources=False).ok
+
+
+def test_small_loops_unroll_16_times_and_loops_over_runs_8():
+    """Issue 19: nvcc unrolls small lane loops 16 times; a loop over 16-byte runs stays at 8 (16
+    copies of its vectors held 45 registers in lanes_matvec against nvcc's 32)."""
+    import re
+    from phobos_tools.lowering.emit import RUN_LOOP_UNROLL, SMALL_LOOP_UNROLL
+    assert (SMALL_LOOP_UNROLL, RUN_LOOP_UNROLL) == (16, 8)
+    for stem, want in (("row_sums", SMALL_LOOP_UNROLL), ("lanes_matvec", RUN_LOOP_UNROLL)):
+        ir_text = built_example(stem).kernels[0].llvm_ir
+        assert re.findall(r'!"llvm.loop.unroll.count", i32 (\d+)', ir_text) == [str(want)], stem

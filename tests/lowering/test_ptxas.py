@@ -15,6 +15,8 @@ from lowering_tools import CONFORMANCE, EXAMPLES, REPO, built_example, count, ne
 from phobos_tools.lowering.build import build_file
 from phobos_tools.lowering.ptxas import assemble, sass
 
+pytestmark = pytest.mark.ptxas
+
 
 @pytest.mark.parametrize("arch", ["sm_90", "sm_80"])
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

@@ -10,6 +10,8 @@ import pytest
 
 from lowering_tools import REPO, need_tool
 
+pytestmark = pytest.mark.ptxas
+
 sys.path.insert(0, str(REPO / "benchmarks"))
 import sass_vs_nvcc as svn  # noqa: E402
 
@@ -34,6 +36,13 @@ def test_counts_instructions_and_the_hottest_loop_per_iteration():
     total, per_iteration = svn.counts(SASS, (r"LDG", 1))
     assert total == 11                      # no NOP, no padding branch
     assert per_iteration == 5 / 2           # the loop with two loads: 5 instructions, 2 iterations
+
+
+def test_a_loop_selector_compares_the_same_source_loop():
+    # only the loop without FADD R2, R2, R5 ... : the second one (3 instructions, 1 load)
+    total, per_iteration = svn.counts(SASS, (r"LDG", 1, (None, r"R5")))
+    assert per_iteration == 3.0
+    assert svn.counts(SASS, (r"LDG", 1, (r"R5", None)))[1] == 5 / 2
 
 
 def test_no_loop_means_no_loop_figure():

@@ -45,7 +45,9 @@ def generated(n: int = 40, seed: int = 20260107) -> list:
 SOURCES = [(p.stem, p.read_text()) for p in EXAMPLES] + generated()
 
 
-@pytest.mark.parametrize("name,src", SOURCES, ids=[n for n, _ in SOURCES])
+# the examples in the fast tier; the generated kernels (a few seconds in all) in the slow one
+@pytest.mark.parametrize("name,src", [pytest.param(n, s, id=n, marks=[pytest.mark.slow] if n.startswith("generated-") else [])
+                                      for n, s in SOURCES])
 def test_the_checker_counts_what_the_build_allocates_on_every_target(name, src):
     checked = check_source(src, f"{name}.ph")
     if not checked.ok:
@@ -139,6 +141,7 @@ kernel k(A: tensor<f32>[32, 32], B: tensor<f32>[32, 16], O: tensor<f32>[32, 16],
 """
 
 
+@pytest.mark.slow
 def test_the_plan_decides_copies_and_temporaries_from_the_source():
     r = check_source(DECISIONS, "k.ph")
     kinfo = r.kernels[0]
@@ -201,10 +204,12 @@ def test_the_lowering_stops_where_it_would_stray_from_the_plan(monkeypatch):
 
 
 def test_one_table_of_targets():
-    assert pipeline.TARGETS == tuple(resources.TARGETS) == ("sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90")
+    assert pipeline.TARGETS == tuple(resources.TARGETS) == ("sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90",
+                                                                  "sm_100", "sm_120")
     assert shared.TARGET_LIMIT == {a: t.shared_per_block for a, t in resources.TARGETS.items()}
 
 
+@pytest.mark.slow
 def test_the_plan_needs_neither_llvmlite_nor_numpy():
     code = ("import sys\nimport phobos_tools.analyzer.smem, phobos_tools.analyzer.resources\n"
             "from phobos_tools.analyzer import check_source\n"

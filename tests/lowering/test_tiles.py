@@ -17,6 +17,8 @@ from lowering_tools import REPO, ptx_of
 from paths import GPU
 from phobos_tools.lowering.build import build_source
 
+pytestmark = pytest.mark.slow
+
 sys.path.insert(0, str(GPU))
 from cases import REFERENCES  # noqa: E402
 

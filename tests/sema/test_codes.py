@@ -229,7 +229,7 @@ def test_no_input_reaches_PH900(tmp_path, capsys):
 def test_an_internal_error_is_PH900_exit_3(tmp_path, capsys, monkeypatch):
     import phobos_tools.analyzer
 
-    def boom(path, defines=None):
+    def boom(path, defines=None, lints=frozenset()):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(phobos_tools.analyzer, "check_file", boom)

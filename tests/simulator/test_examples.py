@@ -62,7 +62,15 @@ def test_every_example_has_a_case():
     assert sorted(CASES) == sorted(p.stem for p in EXAMPLES.glob("*.ph"))
 
 
-@pytest.mark.parametrize("fn,shape", [c for cs in CASES.values() for c in cs],
-                         ids=[f"{name}-{'x'.join(map(str, s)) or 'fixed'}" for name, cs in CASES.items() for _, s in cs])
+def _case(name, fn, shape):
+    """One example at one shape; the few that take seconds on the simulator in the slow tier."""
+    ident = f"{name}-{'x'.join(map(str, shape)) or 'fixed'}"
+    return pytest.param(fn, shape, id=ident, marks=[pytest.mark.slow] if ident in SLOW_CASES else [])
+
+
+SLOW_CASES = {"jacobi_poisson-1x3000"}
+
+
+@pytest.mark.parametrize("fn,shape", [_case(name, fn, s) for name, cs in CASES.items() for fn, s in cs])
 def test_example_matches_numpy(fn, shape):
     fn(np.random.default_rng(hash(shape) % 2**32), *shape)

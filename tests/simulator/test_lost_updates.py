@@ -314,6 +314,7 @@ kernel k(O: tensor<i32>[2], F: tensor<i32>[1]) {
     assert o.tolist() == [2, 2] and f.tolist() == [4]
 
 
+@pytest.mark.slow
 def test_phobos_run_stops_a_lost_update_with_exit_status_4(tmp_path):
     path = tmp_path / "k.ph"
     path.write_text(COUNTER.replace("UPDATE", "+= 1"))

@@ -383,6 +383,16 @@ class Kernel:
                 for t in lanes:
                     results[t] = int(r)
                     state[t] = None
+            elif kind in ("mma", "ldmatrix"):
+                if len({state[t][1] for t in lanes}) != 1:
+                    raise SimtError(f"warp {w // 32}: lanes disagree on the {kind} instruction")
+                if kind == "mma":
+                    outs = _mma_warp(state[w][1], [state[t][2] for t in lanes])
+                else:
+                    outs = _ldmatrix_warp(mem, state[w][1], [state[t][2] for t in lanes], w)
+                for t in lanes:
+                    results[t] = outs[t - w]
+                    state[t] = None
             mem.warp_syncs[w // 32] = mem.warp_syncs.get(w // 32, 0) + 1
             progressed = True
         if progressed:
@@ -693,6 +703,8 @@ class Kernel:
         callee = ins.callee
         args = [self._v(th, a) for a in ins.args]
         if isinstance(callee, ir.InlineAsm):
+            if callee.asm.startswith("mma.sync."):
+                return ("yield", ("mma", callee.asm, tuple(args)))
             if "tanh.approx.f32" in callee.asm:
                 return _round(ir.FloatType(), math.tanh(args[0]))
             if "%tid.x" in callee.asm:
@@ -711,6 +723,8 @@ class Kernel:
                 return cta["ctaid"][axis]
             if reg.startswith("nctaid"):
                 return cta["nctaid"][axis]
+        if name.startswith("llvm.nvvm.ldmatrix."):
+            return ("yield", ("ldmatrix", name, args[0]))
         if name == "llvm.nvvm.barrier.cta.sync.aligned.all":
             return ("yield", ("barrier",))
         if name.startswith("llvm.nvvm.shfl.sync."):
@@ -749,6 +763,100 @@ class Kernel:
                 return tuple(_fp_to_int(x, t.element, base == "fptosi") for x in args[0])
             return _fp_to_int(args[0], t, base == "fptosi")
         raise SimtError(f"call of {name}")
+
+
+# ---------------------------------------------------------------- tensor-core instructions
+_MMA = re.compile(r"mma\.sync\.aligned\.m(\d+)n(\d+)k(\d+)\.row\.col\.(\w+)\.(\w+)\.(\w+)\.(\w+)")
+_I16 = ir.IntType(16)
+_I32 = ir.IntType(32)
+
+
+def _mma_element(ptx_type: str, bits: int):
+    if ptx_type == "f16":
+        return float(np.frombuffer(bits.to_bytes(2, "little"), np.float16)[0])
+    if ptx_type == "bf16":
+        return F32.unpack((bits << 16).to_bytes(4, "little"))[0]
+    if ptx_type == "s8":
+        return _signed(bits, 8)
+    if ptx_type == "u8":
+        return bits
+    raise SimtError(f"mma element type {ptx_type}")
+
+
+def _mma_warp(asm: str, lane_args: list) -> list:
+    """``mma.sync.aligned.mMnNkK.row.col`` for a whole warp: the fragments of every lane put back
+    into A [M, K], B [K, N] and C [M, N] (PTX ISA, "Matrix fragments for mma.m16n8k16" and
+    friends), D = A B + C exactly and rounded once to f32 (the hardware's order of the additions
+    is its own: results compare with a tolerance), or wrapped to 32 bits for s32; each lane gets
+    its four elements of D."""
+    found = _MMA.match(asm)
+    if found is None:
+        raise SimtError(f"inline asm {asm}")
+    m, n, k = (int(x) for x in found.groups()[:3])
+    dt, at, bt, ct = found.groups()[3:]
+    if (m, n) != (16, 8) or dt != ct:
+        raise SimtError(f"mma shape {asm}")
+    es = 1 if at in ("s8", "u8") else 2
+    per = 4 // es
+    na, nb = m * k * es // 4 // 32, k * n * es // 4 // 32
+    A = [[None] * k for _ in range(m)]
+    B = [[None] * n for _ in range(k)]
+    C = [[None] * n for _ in range(m)]
+    mask = (1 << (8 * es)) - 1
+    for lane, args in enumerate(lane_args):
+        g, t = lane >> 2, lane & 3
+        for j in range(na):
+            row, col = g + 8 * (j & 1), (j >> 1) * (k // 2) + t * per
+            for e in range(per):
+                A[row][col + e] = _mma_element(at, (args[j] >> (8 * es * e)) & mask)
+        for j in range(nb):
+            row = j * (k // 2) + t * per
+            for e in range(per):
+                B[row + e][g] = _mma_element(bt, (args[na + j] >> (8 * es * e)) & mask)
+        for c in range(4):
+            x = args[na + nb + c]
+            C[g + 8 * (c >> 1)][2 * t + (c & 1)] = x if dt == "f32" else _signed(x, 32)
+    out = []
+    for lane in range(32):
+        g, t = lane >> 2, lane & 3
+        regs = []
+        for c in range(4):
+            i, j = g + 8 * (c >> 1), 2 * t + (c & 1)
+            if dt == "f32":
+                regs.append(_round(ir.FloatType(), math.fsum([A[i][q] * B[q][j] for q in range(k)] + [C[i][j]])))
+            else:
+                regs.append((sum(A[i][q] * B[q][j] for q in range(k)) + C[i][j]) & 0xFFFFFFFF)
+        out.append(tuple(regs))
+    return out
+
+
+def _ldmatrix_warp(mem, name: str, ptrs: list, w: int) -> list:
+    """``ldmatrix.sync.aligned.m8n8.xN[.trans].shared.b16`` for a whole warp: lanes 8j .. 8j + 7
+    give the row addresses of matrix j (16 bytes each, 16-byte aligned); without .trans lane l
+    gets of matrix j the 32 bits at row l / 4, bytes 4 (l % 4) ..; with .trans the 16-bit
+    elements at rows 2 (l % 4) and 2 (l % 4) + 1, column l / 4."""
+    count = int(re.search(r"\.x(\d)", name).group(1))
+    trans = ".trans" in name
+    for j in range(8 * count):
+        if ptrs[j][1] % 16:
+            raise SimtError(f"ldmatrix: lane {j}'s row address is not 16-byte aligned")
+
+    def read(t, owner, extra):
+        mem.tid = w + owner
+        key, off = ptrs[owner]
+        return mem.load(t, (key, off + extra))
+    out = []
+    for lane in range(32):
+        regs = []
+        for j in range(count):
+            if trans:
+                lo = read(_I16, 8 * j + 2 * (lane % 4), 2 * (lane // 4))
+                hi = read(_I16, 8 * j + 2 * (lane % 4) + 1, 2 * (lane // 4))
+                regs.append(lo | hi << 16)
+            else:
+                regs.append(read(_I32, 8 * j + lane // 4, 4 * (lane % 4)))
+        out.append(tuple(regs) if count > 1 else regs[0])
+    return out
 
 
 def _fp_to_int(x, t, signed):
@@ -879,7 +987,7 @@ def build(source: str, kernel: str | None = None, defines=None, arch: str = "sm_
     from phobos_tools.analyzer.checked import check_source
     from phobos_tools.lowering.pipeline import build_module
 
-    checked = check_source(source, "t.ph", defines)
+    checked = check_source(source, "t.ph", defines, arch=arch)
     assert checked.ok, [(d.code, d.span.line, d.message) for d in checked.diagnostics]
     for kinfo in checked.kernels:
         if kernel is None or kinfo.name == kernel:
@@ -888,10 +996,11 @@ def build(source: str, kernel: str | None = None, defines=None, arch: str = "sm_
     raise KeyError(kernel)
 
 
-def run(source: str, arrays: dict, grid, kernel: str | None = None, defines=None, scalars=None):
-    """Build ``source`` and run it on ``arrays`` (numpy, by parameter name; modified in place),
-    with runtime extents taken from the arrays' shapes as the runtime does."""
-    module, kinfo = build(source, kernel, defines)
+def run(source: str, arrays: dict, grid, kernel: str | None = None, defines=None, scalars=None,
+        arch: str = "sm_90"):
+    """Build ``source`` for ``arch`` and run it on ``arrays`` (numpy, by parameter name; modified
+    in place), with runtime extents taken from the arrays' shapes as the runtime does."""
+    module, kinfo = build(source, kernel, defines, arch)
     from phobos_tools.language.types import Tensor
     args = []
     extents = {}
