@@ -273,12 +273,14 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     elif options.format == "html":
         status = max(status, _write_document(render_page(pages), options.output))
     elif reports:
-        if options.why is not None and not why_found:
+        why_missing = options.why is not None and not why_found
+        if why_missing:       # a usage error: its message is the last word, with no summary
             _why_not_found(options.why, reports)
             status = max(status, EXIT_USAGE)
         if options.statistics:
             sys.stdout.write(("\n" if blocks.written else "") + statistics(reports))
-        _print_summary(reports, unreadable)
+        if not why_missing:
+            _print_summary(reports, unreadable)
     sys.stdout.flush()
     if options.exit_zero and status == EXIT_PROGRAM_ERROR:
         status = EXIT_OK          # --exit-zero: errors in programs do not fail the run (2, 3 do)

@@ -8,6 +8,8 @@ to the immediate cause; a step through an inlined call says where it was inlined
 
 from __future__ import annotations
 
+import re
+
 from ...language.builtins import ATOMICS
 from ..diagnostics.model import Label
 from ..cfg import COND
@@ -377,16 +379,57 @@ def _call_of(op):
     return next((e for e in _subexprs(op.ast) if isinstance(e, A.Call) and e.func == op.name and e.args), None)
 
 
+def _per_element_loop(op, call) -> str | None:
+    """`atomic_add(H[b], v)` with a per-thread `b` written as a loop over `H`'s elements:
+    `for e in range(0, N) { atomic_add(H[e], sum<over ctx.thread>(where(b == e, v, 0.0))) }`
+    (a one-axis tensor and `atomic_add` only: the other atomics have no neutral value to give)."""
+    target = call.args[0]
+    if op.name != "atomic_add" or len(call.args) != 2 or not isinstance(target, A.Index) \
+            or not isinstance(target.base, A.Name) or len(target.subs) != 1 or not isinstance(target.subs[0], A.Point):
+        return None
+    tensor = op.inst.types.get(id(target.base))
+    shape = getattr(tensor, "shape", None)
+    if shape is None or len(shape) != 1:
+        return None
+    index, value = _text(target.subs[0].index), _text(call.args[1])
+    words = set(re.findall(r"[A-Za-z_]\w*", index + " " + value + " " + target.base.id))
+    e = next(n for n in ("e", "k", "elem", "elem_") if n not in words)
+    zero = "0.0" if str(tensor.elem).startswith(("f", "bf")) else "0"
+    return (f"for {e} in range(0, {shape[0]}) {{ {op.name}({target.base.id}[{e}], "
+            f"sum<over ctx.thread>(where({index} == {e}, {value}, {zero}))) }}")
+
+
+def index_varies(facts, op) -> bool:
+    """Does a non-uniform operand of ``op`` lie in its first argument (the element's index)?"""
+    call = _call_of(op)
+    if call is None:
+        return False
+    where = call.args[0].span
+    for op_id, w in facts.operand:
+        if facts.ops[op_id] is op and facts.derived.of(("v", w)) != UNIFORM:
+            span = facts.values[w].expr.span
+            if (where.line, where.column) <= (span.line, span.column) and \
+                    (span.end_line, span.end_column) <= (where.end_line, where.end_column) and span != where:
+                return True
+    return False
+
+
 def _inside(inner, outer) -> bool:
     return (outer.line, outer.column) <= (inner.line, inner.column) and \
         (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)
 
 
-def once_per_cta_fix(op, expr) -> str:
+def once_per_cta_fix(op, expr, index_varies: bool = False) -> str:
     """Help for an atomic, acquire or release given per-thread operands: it is not a per-thread
-    atomic (LANGUAGE §8, "Once-per-CTA operations")."""
+    atomic (LANGUAGE §8, "Once-per-CTA operations"). ``index_varies``: the element's index
+    differs between threads too (then only a loop over the elements helps)."""
     once = f"`{op.name}` runs once per CTA, by one thread, not once per thread"
     call = _call_of(op)
+    if call is not None and (index_varies or _inside(expr.span, call.args[0].span)):
+        loop = _per_element_loop(op, call)
+        if loop is not None:
+            return (f"{once}: total each element's share with a loop over the elements, whose index the "
+                    f"whole CTA shares: `{loop}`")
     if call is None or _inside(expr.span, call.args[0].span):
         if op.name not in ATOMICS:
             return f"{once}: give it an element the whole CTA agrees on (`ctx.block`, parameters, constants)"

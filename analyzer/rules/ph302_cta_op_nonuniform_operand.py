@@ -42,7 +42,7 @@ The example, fixed:
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
-from ..facts.explain import ONCE_PER_CTA, chain_labels, chain_notes, inlined_steps, once_per_cta_fix, source_text as show
+from ..facts.explain import ONCE_PER_CTA, index_varies, chain_labels, chain_notes, inlined_steps, once_per_cta_fix, source_text as show
 from ..facts.schema import UNIFORM, VARYING
 from ...language.ops import OpClass
 from .registry import SPEC_PAGE, Rule
@@ -82,7 +82,7 @@ def diagnose(match) -> Diagnostic:
     labels, _ = chain_labels(facts, ("v", v))
     labels += inlined_steps(op.inst, labels)
     per_thread = any(w in text for w in ("ctx.thread", "ctx.lane", "ctx.warp"))
-    fix = (once_per_cta_fix(op, expr) if op.name in ONCE_PER_CTA else
+    fix = (once_per_cta_fix(op, expr, index_varies(facts, op)) if op.name in ONCE_PER_CTA else
            "give the slice uniform offsets, or read one element per thread with a point "
            "subscript such as `A[i, j]`" if op.name == "slice" else
            f"`{op.name}` runs once for the CTA: give it a value the whole CTA shares (`ctx.block`, "
@@ -92,3 +92,4 @@ def diagnose(match) -> Diagnostic:
     return Diagnostic(RULE.code, f"`{op.name}` takes `{text}`, which differs between {between}", expr.span,
                       label=f"differs between {between}, but `{op.name}` runs once for the whole CTA",
                       chain=labels, notes=chain_notes(facts, ("v", v)), help=fix, spec=SpecRef(SPEC_PAGE, RULE.section))
+

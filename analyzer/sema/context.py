@@ -91,9 +91,9 @@ class Context:
         finally:
             self.body = outer
 
-    def error(self, code, message, span, label=None, help=None, notes=None, severity=SEV_ERROR):
+    def error(self, code, message, span, label=None, help=None, notes=None, severity=SEV_ERROR, fixes=None):
         self.diags.append(Diagnostic(code, message, span, severity=severity, label=label,
-                                     help=help, notes=list(notes or ())))
+                                     help=help, notes=list(notes or ()), fixes=list(fixes or ())))
 
     def new_binding(self, name, kind, type_, span, node=None, mutable=False, const_value=None,
                     buffer=None, declare=True) -> Binding:

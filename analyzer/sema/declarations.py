@@ -3,6 +3,8 @@ functions, checked and inlined at every call."""
 
 from __future__ import annotations
 
+from ..diagnostics.model import Edit, Fix
+
 from ..diagnostics.model import NOTE, Span
 from ...language.ops import OpClass, OpInfo
 from .helpers import _always_returns, _broadcast_scalars, _describe, _is_plain_tile, _tile_reads, constant_text, plan_tile_value
@@ -32,14 +34,16 @@ class Declarations(Part):
             elif t.elem == "run":
                 self.cx.error("PH118", "run types are inferred and are never written", t.span)
             else:
-                self.cx.error("PH118", f"unknown type `{t.elem}`", t.span, help=_type_help(t.elem))
+                self.cx.error("PH118", f"unknown type `{t.elem}`", t.span, help=_type_help(t.elem),
+                              fixes=_type_fix(t.elem, t.span))
             return ERROR
         if t.kind not in ("tensor", "tile"):
             self.cx.error("PH118", f"unknown type `{t.kind}<..>`", t.span,
                        help="shaped types are `tensor<T>[..]` and `tile<T>[..]`")
             return ERROR
         if elem is None:
-            self.cx.error("PH118", f"unknown element type `{t.elem}`", t.elem_span, help=_type_help(t.elem))
+            self.cx.error("PH118", f"unknown element type `{t.elem}`", t.elem_span, help=_type_help(t.elem),
+                          fixes=_type_fix(t.elem, t.elem_span))
             return ERROR
         if not 1 <= len(t.dims) <= 2:
             self.cx.error("PH118", f"a {t.kind} has rank 1 or 2, not {len(t.dims)}", t.span)
@@ -478,6 +482,16 @@ class Declarations(Part):
         if isinstance(e, A.Index):
             return self._buffer_of(e.base)
         return None
+
+
+def _type_fix(name: str, span) -> list[Fix]:
+    """The fix of a C or CUDA type name whose Phobos type is certain (`float` is `f32`; an unsigned
+    type has none: `i64` or `i32` depends on the values)."""
+    want = C_TYPES.get(name)
+    if want is None or (want == "i64" and name not in ("long", "int64_t")) or span.line != span.end_line \
+            or span.end_column - span.column != len(name):
+        return []
+    return [Fix(f"write `{want}`", (Edit(span.line, span.column, span.end_line, span.end_column, want),))]
 
 
 def _type_help(name: str) -> str:

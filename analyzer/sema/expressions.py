@@ -3,6 +3,8 @@ and shuffles (§8)."""
 
 from __future__ import annotations
 
+import re
+
 from ...language.builtins import (BUILTINS, COLLECTIVE_OPS)
 from ..constants import affine, constant_of
 from ...language.ops import CALL, LOAD, RUN_LOAD, RUN_STORE, OpClass, OpInfo
@@ -11,7 +13,8 @@ from .helpers import CUDA_NAMES, ctx_field_help, cuda_hint, _describe, _shape, _
 from .model import (CTX_PATHS, Binding)
 from ..syntax import ast as A
 from .context import Part
-from ..syntax.printer import expr as source_of
+from ..syntax.printer import expr as source_of, subscript
+from ..diagnostics.model import Edit, Fix
 from ...language.types import (BOOL, ERROR, F32, FLOAT_LIT, I32, INT_LIT, SCALARS, TYPE_WORDS, ErrorType,
                     Run, Scalar, Tensor, Tile, Type, Void, arith_join, assignable, literal_fits, promote_int, settle, an)
 
@@ -276,9 +279,35 @@ class Expressions(Part):
         rt = self.expr(e.rhs, run_ctx)
         return self.binop_type(e.op, lt, rt, e)
 
+    def _chained_subscripts(self, e: A.Index) -> bool:
+        """`X[i][0]` (C's and NumPy's habit) of a tensor or tile whose rank the subscripts of both
+        brackets make up: one error, suggesting `X[i, 0]`; False (nothing reported) otherwise."""
+        chain: list[A.Index] = [e]
+        while isinstance(chain[-1].base, A.Index):
+            chain.append(chain[-1].base)
+        name = chain[-1].base
+        if not isinstance(name, A.Name):
+            return False
+        b = self.body.scope.lookup(name.id)
+        bt = b.type if b is not None else None
+        subs = [s for x in reversed(chain) for s in x.subs]
+        if not isinstance(bt, (Tensor, Tile)) or len(subs) != len(bt.shape):
+            return False
+        self.resolve(name)
+        for s in subs:
+            self.subscript_exprs(s)
+        meant = f"{name.id}[{', '.join(subscript(s) for s in subs)}]"
+        self.cx.error("PH110", f"`{name.id}` takes its {len(subs)} subscripts in one pair of brackets", e.span,
+                      label="one bracket per axis", help=f"write `{meant}`",
+                      fixes=[Fix(f"write `{meant}`", (Edit(e.span.line, e.span.column, e.span.end_line,
+                                                            e.span.end_column, meant),))])
+        return True
+
     def e_Index(self, e: A.Index, run_ctx, store=False) -> Type:
         base = e.base
         if not isinstance(base, A.Name):
+            if self._chained_subscripts(e):
+                return ERROR
             if not isinstance(self.expr(base), ErrorType):      # (an error there is reported)
                 self.cx.error("PH110", "only a named tensor, tile or run can be subscripted", e.span)
             return ERROR
@@ -551,9 +580,21 @@ class Expressions(Part):
                 self.cx.error("PH109", f"`{f}` is a type, not a function", e.func_span)
             else:
                 self.cx.error("PH109", f"no function `{f}`", e.func_span, label="unknown function",
-                           help=_did_you_mean_fn(f, self.cx.functions))
+                           help=_shuffle_help(f, e.args) or _did_you_mean_fn(f, self.cx.functions))
             return ERROR
         return handler(self.calls, e, run_ctx)
+
+
+_SHUFFLE_NAME = re.compile(r"(?:__)?shfl_(down|up|xor|idx)(?:_sync)?")
+
+
+def _shuffle_help(f: str, args) -> str | None:
+    """`shfl_down(v, 1)` (or CUDA's `__shfl_down_sync(mask, v, 1)`): the generic call it means."""
+    m = _SHUFFLE_NAME.fullmatch(f)
+    if m is None or len(args) not in (2, 3):
+        return None
+    v, d = args[-2], args[-1]
+    return f"write `shfl<{m.group(1)} {source_of(d)}>({source_of(v)})`: the direction is the call's mode"
 
 
 _EXTENT_FIELDS = ("shape", "size", "len", "length", "rows", "cols", "numel", "dim", "dims", "n", "extent")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..diagnostics.model import Diagnostic, Span
+from ..diagnostics.model import Diagnostic, Edit, Fix, Label, Span
 from . import ast as A
 from ...language.builtins import BUILTINS
 from ...language.types import C_TYPES, SCALARS, an
@@ -493,12 +493,59 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
     if tok.type in _CMP and not (expected & _CMP) and _follows_comparison(tokens, tok):
         return Diagnostic("PH010", "comparison operators cannot be chained", span,
                           label="a second comparison", help="parenthesize one side, as in `(a < b) == c`")
-    if expected == {"RBRACE"} or (tok.type == "$END" and "RBRACE" in expected):
-        if tok.type == "$END":
-            return Diagnostic("PH005", "unclosed `{`: expected `}` before the end of the file", span,
-                              label="the file ends here")
+    unclosed = _unclosed(tokens, tok, expected, span, found)
+    if unclosed is not None:
+        return unclosed
     return Diagnostic("PH005", f"expected {_expected_text(expected)}, found {found}", span,
                       label="unexpected here")
+
+
+_CLOSER = {"LPAR": ")", "LSQB": "]", "LBRACE": "}"}
+
+
+def _unclosed(tokens: list[Tok], tok: Tok, expected: set[str], span: Span, found: str) -> Diagnostic | None:
+    """A bracket left open (rustc's "unclosed delimiter"): reported at the bracket, with a label
+    where the parse gave up. A `(` or `[` when the parse fails on a later line than it (inside
+    brackets a newline ends nothing, so the next line's statement runs on); a `{` at the end of
+    the file, naming the `{` whose `}` is indented unlike its line when there is one."""
+    stack: list[Tok] = []
+    suspect: Tok | None = None
+    for k in range(min(tok.index, len(tokens))):
+        t = tokens[k]
+        if t.type in _CLOSER:
+            stack.append(t)
+        elif t.type in ("RPAR", "RSQB", "RBRACE") and stack:
+            opener = stack.pop()
+            if t.type == "RBRACE" and opener.type == "LBRACE" and suspect is None and t.line != opener.line \
+                    and _indent_of(tokens, t) == t.column and t.column != _indent_of(tokens, opener):
+                suspect = opener
+    if not stack:
+        return None
+    opener = stack[-1]
+    close = _CLOSER[opener.type]
+    if opener.type == "LBRACE":
+        if tok.type != "$END":
+            return None
+        chain = [Label(span, "the file ends here")]
+        if suspect is not None:
+            chain.insert(0, Label(_tok_span(suspect), "this `{` may be the one left open: the `}` that "
+                                                      "closes it is not indented as its line"))
+        return Diagnostic("PH005", "unclosed delimiter: `{` has no `}`", _tok_span(opener),
+                          label="unclosed delimiter", chain=chain, help="add the missing `}`")
+    if tok.line <= opener.line:
+        return None
+    return Diagnostic("PH005", f"unclosed delimiter: `{opener.value}` has no `{close}`", _tok_span(opener),
+                      label="unclosed delimiter",
+                      chain=[Label(span, f"expected `{close}` before this line goes on; found {found}")],
+                      help=f"add the missing `{close}`")
+
+
+def _indent_of(tokens: list[Tok], t: Tok) -> int:
+    """The column of the first token on ``t``'s line."""
+    k = t.index
+    while k > 0 and tokens[k - 1].line == t.line:
+        k -= 1
+    return tokens[k].column
 
 
 def _increment(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
@@ -554,8 +601,11 @@ def _literal_suffix(tokens: list[Tok], tok: Tok) -> Diagnostic | None:
     if num.type not in ("INT", "FLOAT") or not _touching(num, tok):
         return None
     kind, wide = ("a float literal is an f32", "f64") if num.type == "FLOAT" else ("an integer literal is an i32", "i64")
+    # `1.0f` is `1.0` for certain (a float literal is an f32); `10u` or `1L` is another type's
+    fixes = [Fix(f"remove the suffix `{tok.value}`", (Edit(tok.line, tok.column, tok.line, tok.end_column, ""),))] \
+        if num.type == "FLOAT" and tok.value in ("f", "F") else []
     return Diagnostic("PH005", f"Phobos numbers take no suffix such as `{tok.value}`", _span(num, tok),
-                      label="a C suffix",
+                      label="a C suffix", fixes=fixes,
                       help=f"write `{num.value}`: {kind} unless its use needs another type, and `{wide}({num.value})` "
                            f"makes {an(wide)}")
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from ...language.builtins import BUILTINS
-from ..diagnostics.model import Diagnostic, Span
+from ..diagnostics.model import Diagnostic, Edit, Fix, Span
 
 KEYWORDS = {
     "kernel": "KERNEL", "fn": "FN", "let": "LET", "var": "VAR", "if": "IF", "else": "ELSE",
@@ -52,8 +52,10 @@ _TOKEN_RE = re.compile(
     r"(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
     rf"|(?P<generic>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
+    rf"|(?P<spaced>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})[ \t]+<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
     r"|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
-    r"|(?P<badnum>[0-9]+\.(?![0-9])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
+    r"|(?P<dotdot>\.\.)"
+    r"|(?P<badnum>[0-9]+\.(?![0-9.])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
     r"|(?P<hex>0[xX][0-9a-fA-F]+)"
     r"|(?P<int>[0-9]+)"
     r"|(?P<name>[^\W\d]\w*+)"
@@ -130,6 +132,8 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     ends_statement = _ENDS_STATEMENT
     brackets_kinds = _BRACKET_KINDS
     statement_starts = _STATEMENT_STARTS
+    ranges = False                  # a `..` was seen
+    last_end = 0                    # the offset where the last token ends
 
     for m in _TOKEN_RE.finditer(text):
         pos, end = m.span()
@@ -164,12 +168,18 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
             tkind = _LITERAL_KINDS.get(kind)
         col = end - len(value) - line_start + 1
         end_col = end - line_start + 1
-        if tkind is None:  # badnum: reported, then parsed as the number it was meant to be
+        if kind == "spaced":  # `sum <over`: reported, then parsed as the generic call it means
+            tkind, value = "GENERIC", _spaced_generic(text, end - len(value), line, col, end_col, errors)
+        elif kind == "dotdot":  # `0..N`: rewritten to `range(0, N)` below, once its operands are read
+            tkind = "DOTDOT"
+            ranges = True
+        elif tkind is None:  # badnum: reported, then parsed as the number it was meant to be
             tkind, value = _bad_number(value, line, col, end_col, errors)
 
         if pending_nl is not None:
             if tkind == "LBRACE" or tkind == "ELSE":
-                _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors)
+                _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors,
+                               text[last_end:end - len(value)])
             else:                  # the newline ends the statement (as _end_statement would)
                 append(Tok("SEMI", "", len(tokens), pending_nl[0], pending_nl[1], pending_nl[1]))
                 last_type = "SEMI"
@@ -191,6 +201,7 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
             head_kind = tkind
         append(Tok(tkind, value, n, line, col, end_col))
         last_type = tkind
+        last_end = end
 
     if expected_pos != len(text):
         _bad_characters(text, expected_pos, len(text), line, line_start, errors)
@@ -198,6 +209,8 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
         # The file's end ends a statement too.
         ln, cl = pending_nl if pending_nl is not None else (line, len(text) - line_start + 1)
         append(Tok("SEMI", "", len(tokens), ln, cl, cl))
+    if ranges:
+        tokens = _rewrite_ranges(tokens, text, errors)
     if stats is not None:
         stats.max_brace_depth = max_braces
         stats.max_statement_tokens = max(max_stmt, len(tokens) - statement_start)
@@ -276,21 +289,170 @@ def _bad_number(value, line, col, end_col, errors) -> tuple[str, str]:
     return "FLOAT", ("0" + value if value.startswith(".") else value + "0")
 
 
-def _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors) -> bool:
+def _spaced_generic(text: str, start: int, line: int, col: int, end_col: int, errors) -> str:
+    """`sum <over ctx.lane>(v)`: a space between a built-in's name and the `<` of its generic
+    call (LANGUAGE §1 allows none). Reported with the call as it should be written (where it ends
+    on its line) and a fix; the GENERIC token's value it is parsed on as."""
+    value = text[start:start + end_col - col]
+    head, _, mode = value.partition("<")
+    head = head.rstrip()
+    joined = f"{head}<{mode.strip()}"
+    line_end = text.find("\n", start)
+    rest = text[start + len(value): len(text) if line_end < 0 else line_end]
+    call = _call_text(rest)
+    shown = f"{joined}{call}" if call is not None else joined
+    gap = len(value.partition("<")[0]) - len(head)
+    errors.append(Diagnostic("PH005", f"a generic call has no space between `{head}` and `<`",
+                             Span(line, col, line, end_col), label="a space before `<`",
+                             help=f"write `{shown}`",
+                             fixes=[Fix("remove the space before `<`",
+                                        (Edit(line, col + len(head), line, col + len(head) + gap, ""),))]))
+    return joined
+
+
+def _call_text(rest: str) -> str | None:
+    """The rest of a generic call after its mode (` ctx.lane>(v)`), up to its closing `)`."""
+    close = rest.find(">")
+    if close < 0 or not rest[close + 1:].startswith("("):
+        return None
+    depth = 0
+    for i in range(close + 1, len(rest)):
+        depth += {"(": 1, ")": -1}.get(rest[i], 0)
+        if depth == 0:
+            return " " + rest[:i + 1].strip()
+    return None
+
+
+_RANGE_LEFT_STOPS = frozenset(("IN", "SEMI", "LBRACE", "RBRACE", "LPAR", "LSQB", "COMMA", "ASSIGN", "AUGOP", "COLON"))
+_RANGE_RIGHT_STOPS = frozenset(("SEMI", "LBRACE", "RBRACE", "COMMA", "RPAR", "RSQB", "DOTDOT"))
+
+
+def _rewrite_ranges(tokens: list[Tok], text: str, errors) -> list[Tok]:
+    """`a..b` (Rust's and Kotlin's range): reported with `range(a, b)` (a fix where the range is
+    on one line), then parsed on as `range(a, b)` (as `a:b` inside a subscript)."""
+    lines = text.split("\n")
+    out: list[Tok] = []
+    i = 0
+    while i < len(tokens):
+        t = tokens[i]
+        if t.type != "DOTDOT":
+            out.append(t)
+            i += 1
+            continue
+        lo = _operand_start(out)
+        hi = _operand_end(tokens, i + 1)
+        left, right = out[lo:], tokens[i + 1:hi]
+        in_subscript = lo > 0 and out[lo - 1].type == "LSQB" or _inside_subscript(out, lo)
+        if not left or not right:
+            errors.append(Diagnostic("PH005", "Phobos has no `..`", t.span, label="not an operator",
+                                     help="a range is written `range(start, stop)`"))
+            i += 1
+            continue
+        first, last = left[0], right[-1]
+        one_line = first.line == last.line
+        a = lines[first.line - 1][first.column - 1:t.column - 1].strip() if first.line == t.line else None
+        b = lines[last.line - 1][t.end_column - 1:last.end_column - 1].strip() if last.line == t.line else None
+        if in_subscript:
+            written, meant = f"{a}..{b}", f"{a}:{b}"
+            message = f"`{written}` is not a slice"
+        else:
+            written, meant = f"{a}..{b}", f"range({a}, {b})"
+            message = f"`{written}` is not a range"
+        known = one_line and a is not None and b is not None
+        errors.append(Diagnostic(
+            "PH005", message if known else "`..` is not a range", Span(first.line, first.column, last.line, last.end_column),
+            label="Phobos has no `..` operator",
+            help=f"write `{meant}`" if known else ("write `start:stop`" if in_subscript else "write `range(start, stop)`"),
+            fixes=[Fix(f"write `{meant}`", (Edit(first.line, first.column, last.line, last.end_column, meant),))] if known else []))
+        if in_subscript:
+            out.append(Tok("COLON", ":", 0, t.line, t.column, t.end_column))
+        else:
+            out[lo:lo] = [Tok("NAME", "range", 0, first.line, first.column, first.column),
+                          Tok("LPAR", "(", 0, first.line, first.column, first.column)]
+            out.append(Tok("COMMA", ",", 0, t.line, t.column, t.end_column))
+            out += right
+            out.append(Tok("RPAR", ")", 0, last.line, last.end_column, last.end_column))
+            i = hi
+            continue
+        i += 1
+    for n, t in enumerate(out):
+        t.index = n
+    return out
+
+
+def _operand_start(out: list[Tok]) -> int:
+    """Where the left operand of a `..` starts in ``out`` (the tokens before it)."""
+    depth = 0
+    k = len(out)
+    while k > 0:
+        t = out[k - 1]
+        if t.type in ("RPAR", "RSQB"):
+            depth += 1
+        elif t.type in ("LPAR", "LSQB"):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and t.type in _RANGE_LEFT_STOPS:
+            break
+        k -= 1
+    return k
+
+
+def _operand_end(tokens: list[Tok], j: int) -> int:
+    """Where the right operand of a `..` that ends before ``j`` ends (exclusive)."""
+    depth = 0
+    while j < len(tokens):
+        t = tokens[j]
+        if t.type in ("LPAR", "LSQB"):
+            depth += 1
+        elif t.type in ("RPAR", "RSQB") and depth > 0:
+            depth -= 1
+        elif depth == 0 and t.type in _RANGE_RIGHT_STOPS:
+            break
+        j += 1
+    return j
+
+
+def _inside_subscript(out: list[Tok], lo: int) -> bool:
+    return lo > 0 and out[lo - 1].type in ("LSQB", "COMMA") and _open_bracket(out, lo) == "LSQB"
+
+
+def _open_bracket(out: list[Tok], lo: int) -> str | None:
+    depth = 0
+    for k in range(lo - 1, -1, -1):
+        t = out[k].type
+        if t in ("RPAR", "RSQB"):
+            depth += 1
+        elif t in ("LPAR", "LSQB"):
+            if depth == 0:
+                return t
+            depth -= 1
+        elif t in ("LBRACE", "RBRACE", "SEMI"):
+            return None
+    return None
+
+
+def _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors, gap: str = "x") -> bool:
     """A newline ended the previous line; seeing the next token, decide what it means.
-    Returns True when an implicit SEMI was inserted."""
+    Returns True when an implicit SEMI was inserted. ``gap``: the text between the previous
+    token and this one; when it is blank (no comment), the fix joins the two lines."""
+    fixes = []
+    if tokens and not gap.strip():
+        last = tokens[-1]
+        fixes = [Fix(f"join the lines: move `{'{' if tkind == 'LBRACE' else 'else'}` up",
+                     (Edit(last.line, last.end_column, line, col, " "),))]
     if tkind == "LBRACE":
         where = _HEADS.get(head_kind, "the statement it opens")
         errors.append(Diagnostic("PH006", f"put `{{` on the line of {where}",
                                  Span(line, col, line, end_col),
                                  label="a newline before `{` ends the statement above",
-                                 help="move the `{` up to the end of the previous line"))
+                                 help="move the `{` up to the end of the previous line", fixes=fixes))
         return False
     if tkind == "ELSE":
         errors.append(Diagnostic("PH007", "`else` must follow `}` on the same line",
                                  Span(line, col, line, end_col),
                                  label="a newline after `}` ends the `if` statement",
-                                 help="write `} else {` on one line"))
+                                 help="write `} else {` on one line", fixes=fixes))
         return False
     ln, cl = pending_nl
     tokens.append(Tok("SEMI", "", len(tokens), ln, cl, cl))

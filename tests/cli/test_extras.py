@@ -11,6 +11,8 @@ from paths import REPO
 
 import phobos_tools
 
+pytestmark = pytest.mark.slow
+
 TINY = "@launch(32)\nkernel tiny(x: tensor<f32>[N]) {\n  if ctx.thread < N { x[ctx.thread] = 1.0 }\n}\n"
 
 # run a command's main() in a fresh interpreter where the given modules cannot be imported

@@ -12,6 +12,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 LINTED = ("@launch(64)\nkernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {\n  var x = A[ctx.thread]\n"
           "  let y = 2\n  O[ctx.thread] = x\n}\n")
 BAD = "kernel k(A: tensor<f32>[64]) {\n  if ctx.lane == 0 {\n    barrier()\n  }\n}\n"
@@ -115,6 +117,37 @@ def test_fixes_in_json_and_sarif(tmp_path):
     fix = sarif["runs"][0]["results"][0]["fixes"][0]
     assert fix["description"]["text"] == "declare `x` with `let`"
     assert fix["artifactChanges"][0]["replacements"][0]["insertedContent"]["text"] == "let"
+
+
+NEW_USER = ("@launch(64)\nkernel k(A: tensor<float>[64], O: tensor<f32>[64]) {\n  var s = 0.0\n"
+            "  for i in 0..64\n  {\n    s += A[i] * 2.0f\n  }\n  O[ctx.thread] = s\n}\n")
+NEW_USER_FIXED = ("@launch(64)\nkernel k(A: tensor<f32>[64], O: tensor<f32>[64]) {\n  var s = 0.0\n"
+                  "  for i in range(0, 64) {\n    s += A[i] * 2.0\n  }\n  O[ctx.thread] = s\n}\n")
+
+
+def test_the_syntax_and_type_fixes_through_the_commands(tmp_path):
+    """issue 20, point 5: `{` on the next line, `1.0f`, `0..N` and a C type name, fixed by --fix
+    (in rounds: the type is checked once the syntax is right), and in JSON."""
+    (tmp_path / "k.ph").write_text(NEW_USER)
+    doc = json.loads(run("phobos-check", "k.ph", "--format", "json", cwd=tmp_path).stdout)
+    fixes = {d["code"] + " " + d["message"]: d["fixes"] for d in doc["files"][0]["diagnostics"]}
+    assert fixes["PH005 `0..64` is not a range"] == [
+        {"message": "write `range(0, 64)`",
+         "edits": [{"line": 4, "column": 12, "end_line": 4, "end_column": 17, "text": "range(0, 64)"}]}]
+    assert fixes["PH006 put `{` on the line of the `for`"][0]["edits"] == [
+        {"line": 4, "column": 17, "end_line": 5, "end_column": 3, "text": " "}]
+    r = run("phobos-check", "k.ph", "--fix", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert (tmp_path / "k.ph").read_text() == NEW_USER_FIXED
+    assert run("phobos-check", "-", "--fix", stdin=NEW_USER, cwd=tmp_path).stdout == NEW_USER_FIXED
+
+
+def test_why_on_a_usage_error_prints_no_summary(tmp_path):
+    (tmp_path / "k.ph").write_text(CLEAN)
+    r = run("phobos-check", "k.ph", "--why", "nothing", cwd=tmp_path)
+    assert r.returncode == 2
+    assert "--why: no binding named 'nothing'" in r.stderr
+    assert "file checked" not in r.stdout + r.stderr       # no "1 file checked, no errors" after it
 
 
 def test_allow_comments(tmp_path):

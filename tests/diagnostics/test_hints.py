@@ -68,7 +68,10 @@ kernel h(X: tensor<i32>[N], H: tensor<i32>[16], Y: tensor<f32>[N], S: tensor<f32
 
 
 @pytest.mark.parametrize("stmt, want, not_want", [
-    ("atomic_add(H[X[i]], 1)", "`atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`", None),
+    ("atomic_add(H[X[i]], 1)",
+     "`for e in range(0, 16) { atomic_add(H[e], sum<over ctx.thread>(where(X[i] == e, 1, 0))) }`", None),
+    ("atomic_add(H[X[i]], 2)", "a loop over the elements", None),
+    ("let f = atomic_max(H[X[i]], 1)", "a histogram", "range("),   # max has no neutral value to give
     ("atomic_add(S[0], Y[i])", "`atomic_add(S[0], sum<over ctx.thread>(Y[i]))`", "histogram"),
     ("atomic_max(H[1], X[i])", "`atomic_max(H[1], max<over ctx.thread>(X[i]))`", "histogram"),
     ("let f = load_acquire(H[i % 16])", "an element the whole CTA agrees on", "histogram"),

@@ -181,11 +181,17 @@ def _run(block: Block, folder: Folder) -> None:
                                              f"{expected}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
 
 
+def _starts_processes(block) -> bool:
+    return block.lang in ("sh", "python") and not {"no-run", "gpu"} & set(block.tags)
+
+
 def _tiered(block):
-    """A block that runs commands or Python starts processes (about a second each): the slow
-    tier. Kernels are checked in-process, in the fast tier."""
-    runs = block.lang in ("sh", "python") and "no-run" not in block.tags
-    return pytest.param(block, id=block.id, marks=[pytest.mark.slow] if runs else [])
+    """A block that runs commands or Python starts processes (about a second each), and so does
+    any block after one in its document (test_block runs a document's earlier blocks first): the
+    slow tier. The other kernels are checked in-process, in the fast tier."""
+    earlier = blocks_of(block.doc)[:block.index + 1]
+    slow = any(_starts_processes(b) for b in earlier)
+    return pytest.param(block, id=block.id, marks=[pytest.mark.slow] if slow else [])
 
 
 @pytest.mark.parametrize("block", [_tiered(b) for b in BLOCKS])

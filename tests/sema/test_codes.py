@@ -66,7 +66,7 @@ MORE_CASES = [
     Case("PH001", "kernel k() {\n\t\u00e9\n}\n".encode() + b"\xc3", 4, 1, "byte 0xc3 at offset 19"),
     Case("PH001", b"kernel k() {\n  let \xe9\xe9 = 1\n}\n", 2, 7, "byte 0xe9 at offset 19"),
     Case("PH003", "kernel k() {\n  let a = 1\x00\n}\n", 2, 12, "U+0000"),
-    Case("PH005", "kernel k() {\n  let a = 1\n", 3, 1, "unclosed `{`"),
+    Case("PH005", "kernel k() {\n  let a = 1\n", 1, 12, "unclosed delimiter: `{` has no `}`"),
     Case("PH008", "kernel k() {\n  let a = " + "-(1 + " * 600 + "1" + ")" * 600 + "\n}\n", 2, 3001,
          "nesting deeper than 1000 levels"),
     Case("PH009", "// only a comment\n\n", 1, 1, "no kernel and no function"),

@@ -8,7 +8,7 @@ import pytest
 
 from phobos_tools.analyzer import check_source
 from phobos_tools.analyzer.diagnostics import ERROR
-from phobos_tools.analyzer.diagnostics.model import Span
+from phobos_tools.analyzer.diagnostics.model import Edit, Span
 from phobos_tools.analyzer.syntax import ast as A
 from phobos_tools.analyzer.syntax import parse
 from phobos_tools.analyzer.syntax.printer import program as print_program
@@ -212,10 +212,21 @@ def test_generic_call_trees():
     assert sexpr(e) == "(shfl<up (d + 1)>(v) * 2)"
 
 
-@pytest.mark.parametrize("src", ["a < over", "sum <over ctx.lane", "a < xor", "sum<overt", "shfl<upper"])
+@pytest.mark.parametrize("src", ["a < over", "a < xor", "sum<overt", "shfl<upper"])
 def test_a_spaced_or_longer_word_is_a_comparison(src):
     assert "GENERIC" not in kinds(src)
     assert "LT" in kinds(src)
+
+
+def test_a_space_between_a_built_in_and_its_generic_angle_is_one_error_and_parses_on():
+    # LANGUAGE §1 allows no space; `sum < over` could mean nothing else (`sum` is a function)
+    errors: list = []
+    assert [t.type for t in tokenize("sum <over ctx.lane", errors)][0] == "GENERIC"
+    assert [e.code for e in errors] == ["PH005"]
+    _, found, diags = parse_diags("kernel k() {\n  let s = sum  <over ctx.lane>(1.0)\n}\n")
+    assert found == [("PH005", 2, 11)]
+    assert diags[0].help == "write `sum<over ctx.lane>(1.0)`"
+    assert diags[0].fixes[0].edits == (Edit(2, 14, 2, 16, ""),)
 
 
 def test_comparison_with_a_variable_named_like_a_mode():
@@ -518,8 +529,9 @@ def test_three_independent_syntax_errors_are_all_reported():
 
 def test_unclosed_brace_at_end_of_file():
     _, found, diags = parse_diags("kernel k() {\n  let a = 1\n")
-    assert found == [("PH005", 3, 1)]
-    assert "unclosed `{`" in diags[0].message
+    assert found == [("PH005", 1, 12)]            # at the `{` (rustc's "unclosed delimiter")
+    assert diags[0].message == "unclosed delimiter: `{` has no `}`"
+    assert [(tuple(step.span)[:2], step.text) for step in diags[0].chain] == [((3, 1), "the file ends here")]
 
 
 def test_many_errors_stop_with_a_note():

@@ -5,6 +5,9 @@ import subprocess
 import sys
 
 from phobos_tools.analyzer.syntax import tables
+import pytest
+
+pytestmark = pytest.mark.slow
 
 SOURCE = "@launch(32)\nkernel k(x: tensor<f32>[N]) {\n  if ctx.thread < N { x[ctx.thread] = 1.0 }\n}\n"
 
