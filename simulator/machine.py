@@ -185,7 +185,7 @@ class Machine(ScalarEval, TileEval, ThreadOps):
                 f"stores a new value in {at}, which {them} read" if how == "read" else
                 f"stores into {at} a value other than the one {them} stored")
         fire("PH409", f"CTA {self.cta_label(c)} {what} in this launch{where}", node.span,
-             label="races with another CTA's store" if reads else
+             label="a read racing another CTA's store" if reads else
              "a store racing another CTA's read" if how == "read" else "a store racing another CTA's store",
              chain=chain,
              notes=["the CTAs of a launch run in no fixed order, and nothing orders one CTA's memory "
@@ -385,11 +385,23 @@ class Machine(ScalarEval, TileEval, ThreadOps):
         active = saved
         frame.loops.append(np.zeros(self.P, dtype=bool))
         limit = self.options.max_loop_iterations
-        i = var[1] if var else None
-        iterations = 0
         marks = array("q")                          # the clock when each iteration began
         self.loop_marks.append((s, marks))
         work = self.work
+        if var is None:                             # a `while` loop may repeat with nothing changed:
+            self.watching += 1                      # count memory changes while it runs
+        try:
+            self._iterate(s, body, frame, active, limit, cond, var, marks, work)
+        finally:
+            if var is None:
+                self.watching -= 1
+        frame.loops.pop()
+        self.loop_marks.pop()
+        self.set_mask(saved & ~frame.returned)
+
+    def _iterate(self, s, body, frame, active, limit, cond, var, marks, work) -> None:
+        i = var[1] if var else None
+        iterations = 0
         while True:
             work.steps += self.C
             if work.steps > work.limit:
@@ -419,9 +431,6 @@ class Machine(ScalarEval, TileEval, ThreadOps):
                 self._stuck(s, "repeats with nothing changed, so it never ends", waited, active)
             if iterations >= limit:
                 self._stuck(s, f"has run {iterations:,} iterations, the simulator's limit", waited, active)
-        frame.loops.pop()
-        self.loop_marks.pop()
-        self.set_mask(saved & ~frame.returned)
 
     def _next_loop_value(self, s, b, i, step, active):
         """``i + step``, after checking that no thread still in the loop steps past the largest

@@ -569,40 +569,149 @@ class Region:
 
     def cta_index(self, cidx: np.ndarray):
         """Flat element indices and in-bounds flags, shaped ``(len(cidx), *shape)``, of this
-        region in the CTAs ``cidx``."""
+        region in the CTAs ``cidx``.
+
+        The flat index is a sum over the buffer's axes. The parts that are the same in every CTA
+        (an axis's range, an offset every CTA shares) add up in a tile-sized array, the per-CTA
+        offsets in a ``(len(cidx),)`` one, and the two meet in one addition at the full size
+        (none when no offset differs between CTAs). The in-bounds flags are checked axis by axis
+        on those small arrays and come out as a broadcast ``True`` when every element lands
+        (``all_true`` sees that without a pass over it)."""
         buf = self.buf
         k = len(cidx)
         shape = self.shape
         rank = len(shape)
-        flat = np.zeros((k,) + (1,) * rank, dtype=np.int64)
-        inb = np.ones((k,) + (1,) * rank, dtype=bool)
+        full = (k,) + shape
+        tile = np.zeros((1,) * (rank + 1), dtype=np.int64)     # the part every CTA shares
+        per_cta = None                                         # the per-CTA part, (k,)
+        outside = []                                           # per-axis flags where some are off
         pos = 0
         for axis, (off, n) in enumerate(zip(self.offsets, self.lengths)):
-            if isinstance(off, np.ndarray):
-                o = off[cidx].astype(np.int64).reshape((k,) + (1,) * rank)
-            else:
-                o = np.int64(off)
+            size, stride = buf.shape[axis], buf.strides[axis]
+            varies = isinstance(off, np.ndarray)
+            o = off[cidx].astype(np.int64) if varies else int(off)
             if n is None:
-                ix = o
+                ok = (o >= 0) & (o < size)
+                if varies:
+                    per_cta = o * stride if per_cta is None else per_cta + o * stride
+                    if not ok.all():
+                        outside.append(ok.reshape((k,) + (1,) * rank))
+                else:
+                    tile = tile + o * stride
+                    if not ok:
+                        outside.append(np.zeros((1,) * (rank + 1), dtype=bool))
+                continue
+            at = (1,) * (pos + 1) + (n,) + (1,) * (rank - pos - 1)
+            ar = np.arange(n, dtype=np.int64)
+            if varies:
+                per_cta = o * stride if per_cta is None else per_cta + o * stride
+                ix = o[:, None] + ar[None, :]
+                ok = (ix >= 0) & (ix < size)
+                if not ok.all():
+                    outside.append(ok.reshape((k,) + at[1:]))
+                tile = tile + (ar * stride).reshape(at)
             else:
-                ar = np.arange(n, dtype=np.int64).reshape((1,) * (pos + 1) + (n,) + (1,) * (rank - pos - 1))
                 ix = o + ar
-                pos += 1
-            inb = inb & (ix >= 0) & (ix < buf.shape[axis])
-            flat = flat + ix * buf.strides[axis]
+                ok = (ix >= 0) & (ix < size)
+                if not ok.all():
+                    outside.append(ok.reshape(at))
+                tile = tile + (ix * stride).reshape(at)
+            pos += 1
         if buf.per_cta:
-            flat = flat + cidx.astype(np.int64).reshape((k,) + (1,) * rank) * buf.cta_size
-        full = (k,) + shape
-        return np.broadcast_to(flat, full), np.broadcast_to(inb, full)
+            c = cidx.astype(np.int64) * buf.cta_size
+            per_cta = c if per_cta is None else per_cta + c
+        if per_cta is None:
+            flat = np.broadcast_to(tile, full)
+        else:
+            flat = tile + per_cta.reshape((k,) + (1,) * rank)
+            flat.flags.writeable = False
+        if not outside:
+            return flat, np.broadcast_to(np.True_, full)
+        inb = outside[0]
+        for ok in outside[1:]:
+            inb = inb & ok
+        return flat, np.broadcast_to(inb, full)
 
     def read(self, cidx: np.ndarray) -> np.ndarray:
+        v = self.fast_read(cidx)
+        if v is not None:
+            return v
         flat, inb = self.cta_index(cidx)
         return gather(self.buf, flat, inb)
 
-    def write(self, cidx: np.ndarray, value: np.ndarray) -> None:
-        flat, inb = self.cta_index(cidx)
+    def _basic(self, cidx: np.ndarray):
+        """The region as numpy's basic indexing sees it, when every element lands in the buffer
+        in every CTA of ``cidx`` and at most one axis's offset differs between CTAs (never for a
+        tile): (a view of the buffer with the shared offsets applied, and None, or (the position of
+        the axis whose offset differs, its indices per CTA: ``(k, n)``, or ``(k,)`` for a
+        point)). None otherwise: the flat indices of ``cta_index`` are needed."""
+        buf = self.buf
+        key, varying, kept = [], None, 0
+        for axis, (off, n) in enumerate(zip(self.offsets, self.lengths)):
+            size = buf.shape[axis]
+            if isinstance(off, np.ndarray):
+                if varying is not None or buf.per_cta or not len(cidx):
+                    return None
+                o = off[cidx].astype(np.int64)
+                if int(o.min()) < 0 or int(o.max()) + (1 if n is None else n) > size:
+                    return None
+                varying = (kept, o if n is None else o[:, None] + np.arange(n, dtype=np.int64))
+                key.append(slice(None))
+                kept += 1
+                continue
+            o = int(off)
+            if n is None:
+                if not 0 <= o < size:
+                    return None
+                key.append(o)
+            else:
+                if o < 0 or o + n > size:
+                    return None
+                key.append(slice(o, o + n))
+                kept += 1
+        lead = (slice(None),) if buf.per_cta else ()
+        return buf.data[lead + tuple(key) + (Ellipsis,)], varying
+
+    def fast_read(self, cidx: np.ndarray):
+        """``read`` without flat indices where ``_basic`` allows (a fresh array), else None."""
+        plan = self._basic(cidx)
+        if plan is None:
+            return None
+        v, varying = plan
+        if self.buf.per_cta:
+            return v.copy() if _every_cta(cidx, v.shape[0]) else v[cidx]
+        if varying is None:
+            return np.broadcast_to(v, (len(cidx),) + v.shape).copy()
+        a, idx = varying
+        return np.moveaxis(np.take(v, idx, axis=a), a, 0)
+
+    def fast_write(self, cidx: np.ndarray, value: np.ndarray) -> bool:
+        """``write`` without flat indices where ``_basic`` allows; False (nothing written) where
+        it does not. Where several CTAs store one element, the last one's value stays, as in
+        ``write``."""
+        plan = self._basic(cidx)
+        if plan is None:
+            return False
+        v, varying = plan
+        value = np.broadcast_to(value, (len(cidx),) + self.shape)
+        if self.buf.per_cta:
+            if _every_cta(cidx, v.shape[0]):
+                v[...] = value
+            else:
+                v[cidx] = value
+        elif varying is None:
+            v[...] = value[-1]
+        else:
+            a, idx = varying
+            v[(slice(None),) * a + (idx,)] = np.moveaxis(value, 0, a)
+        return True
+
+    def write(self, cidx: np.ndarray, value: np.ndarray, index=None) -> None:
+        """Store ``value`` in the CTAs ``cidx``; ``index``: this region's ``cta_index(cidx)``, when
+        the caller has it already."""
+        flat, inb = self.cta_index(cidx) if index is None else index
         value = np.broadcast_to(value, flat.shape)
-        if inb.all():
+        if all_true(inb):
             self.buf.flat[flat.ravel()] = value.ravel()
         else:
             self.buf.flat[flat[inb]] = value[inb]
@@ -614,11 +723,25 @@ def _add(a, b):
     return int(r) if r.ndim == 0 else r
 
 
+def _every_cta(cidx: np.ndarray, ctas: int) -> bool:
+    """Is ``cidx`` (increasing batch CTA indices, as ``cta_gate`` gives them) every CTA of a
+    batch of ``ctas``?"""
+    return len(cidx) == ctas and (ctas == 0 or int(cidx[-1]) - int(cidx[0]) == ctas - 1)
+
+
+def all_true(flags: np.ndarray) -> bool:
+    """Are all of ``flags`` true? A broadcast single flag (as ``cta_index`` gives when every
+    element lands) is answered without a pass over it."""
+    if flags.size and not any(flags.strides):
+        return bool(flags.flat[0])
+    return bool(flags.all())
+
+
 def gather(buf: Buffer, flat: np.ndarray, inb) -> np.ndarray:
     """``buf`` at ``flat``, 0 where ``inb`` is false (those indices need not be valid)."""
     if buf.flat.size == 0:
         return np.zeros(np.shape(flat), dtype=buf.flat.dtype)
-    if inb is True or (isinstance(inb, np.ndarray) and inb.all()):
+    if inb is True or (isinstance(inb, np.ndarray) and all_true(inb)):
         return buf.flat[flat]
     inb = np.broadcast_to(inb, np.shape(flat))
     v = buf.flat[np.where(inb, flat, 0)]

@@ -474,8 +474,8 @@ class ScalarEval:
         before = buf.flat[fa]
         f = fa.ravel()
         v = value[act].ravel()
-        if not np.array_equal(before.ravel(), v, equal_nan=v.dtype.kind == "f"):
-            self.writes += 1                       # memory changed: progress, for the loop check
+        if self.watching and not np.array_equal(before.ravel(), v, equal_nan=v.dtype.kind == "f"):
+            self.writes += 1                       # memory changed: progress, for a `while` loop's check
         buf.flat[f] = v
         if buf.rdirty:
             tid_a = self.pid[act]

@@ -17,7 +17,7 @@ from ..analyzer.checked import source_of
 from ..language.types import Run, Scalar, Tile
 from . import values as V
 from .errors import fire
-from .memory import Buffer, Region, gather, owner_cta
+from .memory import Buffer, Region, all_true, gather, owner_cta
 
 _TILE_MATH = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "round": V.round_half_even}
 _POINTWISE = frozenset(V.NUMPY_DTYPES) | frozenset(_TILE_MATH) | {"tmax", "where"}
@@ -50,6 +50,7 @@ def lift(x, rank: int):
 
 class TileEval:
     cur_op = None
+    watching = 0            # `while` loops running (machine.py): memory changes are counted
     _tile_cidx = None       # the CTAs of the tile statement being computed
     _window = None          # the cut of a huge store being computed (store_window)
 
@@ -82,10 +83,17 @@ class TileEval:
         v = self.cta_uniform(self.ev(expr), expr, op)
         return v if isinstance(v, np.ndarray) and v.ndim else int(v)
 
-    def read_region(self, region: Region, cidx: np.ndarray, node) -> np.ndarray:
+    def read_region(self, region: Region, cidx: np.ndarray, node, index=None) -> np.ndarray:
+        """``region`` in the CTAs ``cidx``, read CTA-wide (PH303 and PH409 checked); ``index``: its
+        ``cta_index(cidx)`` when the caller has it already."""
         self.tile_room(region.shape, node)
-        flat, inb = region.cta_index(cidx)
         buf = region.buf
+        checked = buf.dirty or (buf.cta_ids is not None and (buf.owner is not None or buf.xwatch))
+        if index is None and not checked:
+            v = region.fast_read(cidx)           # nothing to check: no flat indices needed
+            if v is not None:
+                return v
+        flat, inb = region.cta_index(cidx) if index is None else index
         if buf.dirty:
             w = buf.writer[np.where(inb, flat, 0)]     # masked elements (off the end) read nothing
             racy = (w != -1) & inb & (owner_cta(w, self.T) == cidx.reshape((-1,) + (1,) * (w.ndim - 1)))
@@ -234,20 +242,24 @@ class TileEval:
             buf = region.buf
             rank = len(region.shape)
             value = self.statement_value(s.value, cidx, window)
+            cross = region.buf.cta_ids is not None
+            # the flat indices, once for the read, the checks and the store, where a check needs them
+            index = region.cta_index(cidx) if cross or self.watching else None
             if binop:
-                current = self.read_region(region, cidx, s.target)
+                current = self.read_region(region, cidx, s.target, index)
                 value = self.binop(binop, lift(current, rank), lift(value, rank), buf.elem,
                                    _elem(self.types[id(s.value)]), buf.elem, s.span, align=False)
             value = np.broadcast_to(lift(V.cast(value, buf.elem), rank), (cidx.size,) + region.shape)
             self.planned_barrier(s, cidx)
-            cross = region.buf.cta_ids is not None
+            before = gather(region.buf, *index) if index is not None else None
+            # memory changed: progress, for the check of a `while` loop that runs (the only
+            # loops that can repeat with nothing changed)
+            if self.watching and _changes(before, index[1], value):
+                self.writes += 1
+            if not region.fast_write(cidx, value):
+                region.write(cidx, value, index)
             if cross:
-                flat, inb = region.cta_index(cidx)
-                before = gather(region.buf, flat, inb)
-            if self._changes(region, cidx, value):
-                self.writes += 1                   # memory changed: progress, for the loop check
-            region.write(cidx, value)
-            if cross:
+                flat, inb = index
                 cid = np.broadcast_to(cidx.reshape((-1,) + (1,) * (flat.ndim - 1)), flat.shape)
                 found = region.buf.cross_write(flat[inb], cid[inb], value[inb], before[inb], site=self.site(op))
                 if found is not None:
@@ -261,11 +273,6 @@ class TileEval:
         §10): per-thread accesses before it are ordered with the write."""
         if self.plan is not None and self.plan.needs_barrier_before(s, self.inst):
             self.end_cta_op(cidx)
-
-    def _changes(self, region: Region, cidx, value) -> bool:
-        flat, inb = region.cta_index(cidx)
-        before = gather(region.buf, flat, inb)
-        return not np.array_equal(np.where(inb, before, value), value, equal_nan=value.dtype.kind == "f")
 
     def tile_result(self, e, cidx: np.ndarray, t: Tile) -> np.ndarray:
         v = lift(V.cast(self.statement_value(e, cidx), t.elem), len(t.shape))
@@ -352,6 +359,13 @@ class TileEval:
         finally:
             self.cur_op = prev
         return V.cast(BUILTINS[f](t, *args), t.elem)
+
+
+def _changes(before: np.ndarray, inb: np.ndarray, value: np.ndarray) -> bool:
+    """Does storing ``value`` where ``inb`` holds change ``before``?"""
+    if not all_true(inb):
+        before = np.where(inb, before, value)
+    return not np.array_equal(before, value, equal_nan=value.dtype.kind == "f")
 
 
 def _cut(have, shape, cut):

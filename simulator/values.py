@@ -11,12 +11,36 @@ of range, shifts by the width or more, truncating division), the PTX result is s
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..language.arguments import numpy_dtype
 from ..language.types import BOOL, BYTES, F32, INT_RANGES, NUMPY_NAMES, Scalar, arith_join, promote_int, settle
 
-NUMPY_DTYPES = {name: numpy_dtype(name) for name in NUMPY_NAMES}
+class _Dtypes(Mapping):
+    """Phobos scalar name -> numpy dtype, each made on first use: bf16's comes from ml_dtypes,
+    whose import costs more than a small simulation, so a kernel without bf16 never pays it."""
+
+    def __init__(self):
+        self._made: dict[str, np.dtype] = {}
+
+    def __getitem__(self, name: str) -> np.dtype:
+        dt = self._made.get(name)
+        if dt is None:
+            if name not in NUMPY_NAMES:
+                raise KeyError(name)
+            dt = self._made[name] = numpy_dtype(name)
+        return dt
+
+    def __iter__(self):
+        return iter(NUMPY_NAMES)
+
+    def __len__(self) -> int:
+        return len(NUMPY_NAMES)
+
+
+NUMPY_DTYPES = _Dtypes()
 INT_BITS = {name: 8 * BYTES[name] for name in INT_RANGES}
 _UNSIGNED_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -58,9 +82,9 @@ def cast(x, t: Scalar):
         return x != 0
     if t.name in INT_BITS and _is_float_dtype(x.dtype):
         return _float_to_int(x, t)
-    if x.dtype == NUMPY_DTYPES["bf16"] and want.kind == "f" and want.itemsize < 4:
+    if _is_bf16(x.dtype) and want.kind == "f" and want.itemsize < 4:
         x = x.astype(np.float32)       # bf16 -> f16 goes through f32 (exact), then rounds once
-    if want == NUMPY_DTYPES["bf16"] and x.dtype in (np.float64, np.int32, np.int64):
+    if t.name == "bf16" and x.dtype in (np.float64, np.int32, np.int64):
         return _to_bf16(x)
     with np.errstate(over="ignore", invalid="ignore"):
         return x.astype(want)          # a float too large for the narrower type becomes inf
@@ -90,7 +114,12 @@ def _to_bf16(x: np.ndarray) -> np.ndarray:
 
 
 def _is_float_dtype(dt: np.dtype) -> bool:
-    return dt.kind == "f" or dt == NUMPY_DTYPES["bf16"]
+    return dt.kind == "f" or _is_bf16(dt)
+
+
+def _is_bf16(dt: np.dtype) -> bool:
+    """Is ``dt`` ml_dtypes' bfloat16 (asked without importing ml_dtypes)?"""
+    return dt.kind == "V" and dt.name == "bfloat16"
 
 
 def _float_to_int(x: np.ndarray, t: Scalar) -> np.ndarray:

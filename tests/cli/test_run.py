@@ -131,7 +131,7 @@ def test_argument_validation_is_a_usage_error(argv, message, tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "a.ph has 2 kernels (a, b): name one"),
+    ([], "a.ph has 2 kernels (a, b): name one (`-k NAME`"),
     (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=1.5"], "`s` is an i32: give an integer literal such as 3 or -0x10, not '1.5'"),
     (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=99999999999"], "--arg s: 99999999999 does not fit in i32"),
     (["-k", "b", "--arg", "X=zeros:f32:8", "--arg", "s=zeros:i32:4"], "give an integer literal"),

@@ -205,3 +205,26 @@ def test_a_backend_limit_is_a_skip_not_an_error(correctness_bundle, pycuda, monk
     assert list(skipped) == ["block_transpose"] and "48 KB" in skipped["block_transpose"]
     assert next(r for r in records if r["kernel"] == "block_transpose")["status"] == "unsupported"
     assert not [r for r in rows if r[3].startswith("ERROR")]
+
+
+def test_cupy_launches_are_queued_and_wait_only_to_copy_numpy_arguments_back():
+    # issue 22: every launch used to end in deviceSynchronize, so kernels could not be queued
+    import fake_cupy
+    cp = fake_cupy.install()
+    try:
+        k = rt.Kernel(ptx_for("lanes_matvec"), MATVEC, backend="cupy")
+        rng = np.random.default_rng(2)
+        W = rng.standard_normal((8, 256), dtype=np.float32)
+        x = rng.standard_normal((1, 256), dtype=np.float32)
+        stream = cp.cuda.get_current_stream()
+        before = stream.syncs
+        y = cp.asarray(np.zeros((1, 8), np.float32))
+        k(cp.asarray(W), cp.asarray(x), y, grid=(2,))            # device arrays: nothing waited for
+        assert stream.syncs == before
+        np.testing.assert_allclose(np.asarray(y)[0], W @ x[0], rtol=1e-5)
+        y_host = np.zeros((1, 8), np.float32)
+        k(W, x, y_host, grid=(2,))                                 # numpy: one wait, to copy back
+        assert stream.syncs == before + 1
+        np.testing.assert_allclose(y_host[0], W @ x[0], rtol=1e-5)
+    finally:
+        fake_cupy.uninstall()

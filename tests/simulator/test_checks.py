@@ -475,6 +475,7 @@ kernel k(O: tensor<f32>[64], P: tensor<f32>[64]) {
 """
     e = fails(src, f32(64), f32(64), grid=(2,))
     assert e.code == "PH409" and at(e) == (4, 36) and "reads `O[32]`, which CTA (1, 0, 0) stored" in str(e)
+    assert e.diagnostic.label == "a read racing another CTA's store"     # the message's words: a read
     # each CTA reading back its own elements is fine, and so is a second launch reading them all
     k = loads(src.replace("(1 - ctx.block.x) * 32", "ctx.block.x * 32"), "k.ph").kernel()
     o, p = f32(64), f32(64)
