@@ -52,6 +52,13 @@ class Statements(Part):
             t = Tile(t.elem, t.shape, buffer)
         if declared is not None and not isinstance(declared, ErrorType) and not isinstance(t, ErrorType):
             t = self.coerce_decl(declared, t, s.value)
+            if isinstance(t, Tile) and buffer is None:
+                # a scalar broadcast into a declared tile (`let t: tile<f32>[4] = 1.0`): a tile of
+                # its own, filled CTA-wide, as `var` does
+                self.check_static_tile(t, s.value.span)
+                buffer = f"{s.name}#{next(self.cx.uids)}"
+                t = Tile(t.elem, t.shape, buffer)
+                self.tile_statement_op(s, s.value, "=", target_buffer=buffer)
         elif isinstance(t, Scalar):
             t = self.exprs.settle_expr(s.value, settle(t))
         elif isinstance(t, Run):

@@ -355,3 +355,17 @@ kernel k(O: tensor<i32>[32], A: tensor<f32>[32]) {
     run(src, out, a)
     q = np.arange(32) % 2 == 0
     assert out.tolist() == np.where(a > 0.5, q, ~q).astype(np.int32).tolist()
+
+
+def test_a_let_of_a_scalar_into_a_declared_tile_is_a_filled_tile():
+    """`let t: tile<f32>[4] = 1.5` broadcasts the scalar into a tile of its own (as `var` does);
+    it once passed the checker and then stopped the simulator with a KeyError."""
+    src = """@launch(32)
+kernel k(A: tensor<f32>[32]) {
+  let t: tile<f32>[4] = 1.5
+  A[ctx.thread] = t[ctx.lane & 3] + f32(ctx.lane)
+}
+"""
+    a = np.zeros(32, np.float32)
+    loads(src, "k.ph").kernel()(a, grid=(1,))
+    assert np.array_equal(a, 1.5 + np.arange(32, dtype=np.float32))
