@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .. import __version__, analyzer
+from .. import analyzer, package_version
 from ..analyzer.analysis import release
 from ..analyzer.cfg import to_dot
 from ..analyzer.diagnostics import Diagnostic, Span
@@ -630,7 +630,7 @@ def _render_sarif(reports: list[FileReport]) -> str:
     rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, rule_text(m.RULE.code) or "")
              for m in all_rules()]
     if not any(_not_utf8(r.path) for r in reports):
-        return render_sarif(reports, rules, __version__)
+        return render_sarif(reports, rules, package_version())
     # A name that is not UTF-8 has no UTF-8 to percent-encode: each file goes to the renderer
     # under a stand-in name (in the files' order, which the renderer sorts by), and the URI of
     # its bytes (`k%FF.ph`) takes the stand-in's place in the document.
@@ -641,7 +641,7 @@ def _render_sarif(reports: list[FileReport]) -> str:
         stand_in = f"phobos-stand-in-{n:09d}"
         stand_ins[stand_in] = _uri_of_bytes(os.fsencode(report.path))
         renamed.append(_Renamed(stand_in, report.diagnostics))
-    document = render_sarif(renamed, rules, __version__)
+    document = render_sarif(renamed, rules, package_version())
     return re.sub(r'"uri": "(phobos-stand-in-[0-9]{9})"', lambda m: f'"uri": "{stand_ins[m.group(1)]}"', document)
 
 

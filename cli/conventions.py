@@ -5,10 +5,11 @@ set; `FORCE_COLOR` turns it on); `--config FILE` and `--isolated` (cli/config.py
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 
-from .. import __version__
+from .. import package_version
 from ..analyzer.api import MAX_SOURCE_BYTES
 from ..analyzer.diagnostics.text import colorize, render_text
 from .common import UsageError
@@ -18,9 +19,20 @@ STDIN_NAME = "<stdin>"
 COLOR_CHOICES = ("auto", "always", "never")
 
 
+class _Version(argparse.Action):
+    """``--version``: the version is looked up only when asked for (package_version)."""
+
+    def __init__(self, option_strings, dest, prog: str = "", **kw):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kw)
+        self.prog = prog
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        sys.stdout.write(f"{self.prog} (phobos-tools) {package_version()}\n")
+        parser.exit()
+
+
 def add_conventions(parser, prog: str) -> None:
-    parser.add_argument("--version", action="version", version=f"{prog} (phobos-tools) {__version__}",
-                        help="print the version and exit")
+    parser.add_argument("--version", action=_Version, prog=prog, help="print the version and exit")
     parser.add_argument("--stdin-filename", metavar="NAME",
                         help="with `-` as the path: the name the source read from standard input goes by "
                              "(in messages, for the configuration and per-file-ignores)")

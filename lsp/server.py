@@ -27,7 +27,7 @@ from lsprotocol import types as T
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from .. import __version__
+from .. import package_version
 from . import features
 from ..analyzer.checked import recursion_room
 from ..cli.common import UsageError, parse_defines
@@ -87,7 +87,7 @@ def _in_thread(loop: asyncio.AbstractEventLoop, fn, *args) -> asyncio.Future:
 
 class PhobosServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__(NAME, __version__, text_document_sync_kind=T.TextDocumentSyncKind.Full)
+        super().__init__(NAME, package_version(), text_document_sync_kind=T.TextDocumentSyncKind.Full)
         self.documents: dict[str, Document] = {}
         self.settings = Settings()
         self.problems: set[str] = set()
@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     """Serve over stdio until the client says exit. ``--version`` prints the version."""
     argv = sys.argv[1:] if argv is None else argv
     if argv in (["--version"], ["-V"]):
-        print(f"{NAME} {__version__}")
+        print(f"{NAME} {package_version()}")
         return 0
     if argv not in ([], ["--stdio"]):
         sys.stderr.write(f"{NAME}: error: unexpected arguments {' '.join(argv)!r}; "
