@@ -14,11 +14,18 @@ static shared memory; beyond, the named and scratch regions become one dynamic a
 needs a temporary, whether a ``dot`` operand is copied) are made here, from the AST and the
 types, and the lowering (lowering/tiles.py, tile_ops.py) takes them from the plan. Pure Python:
 no llvmlite, no numpy.
+
+**Padded rows.** A tile of 1- or 2-byte elements that ``dot``/``dot_t`` reads from shared memory
+(a ``var`` tile or materialized ``let`` read in place as an operand, or a ``dot`` operand's
+scratch copy), two-dimensional, whose rows are an even number of 16-byte chunks, gets 16 bytes
+more per row (``row_stride``, in elements): the eight rows one ``ldmatrix`` phase reads (16
+bytes each) then fall in eight different 16-byte bank groups, with no bank conflict (unpadded,
+rows 128 bytes apart share their banks). The padding is counted here, so PH211 sees it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 
 from ..language.builtins import ATOMICS, TILE_MATH
 from .constants import affine, constant_of
@@ -41,13 +48,28 @@ ONCE_SLOTS = 1                     # one i64 slot (collectives.once_per_cta)
 _WITH_RESULT = ATOMICS + ("load_acquire",)   # once-per-CTA operations that hand out a result
 
 
+def padded_row(elem, shape) -> int | None:
+    """The row stride (elements) of a ``dot`` operand tile of this type padded against ldmatrix
+    bank conflicts, or None (not padded: see the module's description)."""
+    es = ELEM_BYTES[settle(elem).name]
+    if es > 2 or len(shape) != 2 or not all(isinstance(d, int) for d in shape):
+        return None
+    row = shape[1] * es
+    if row % 32:
+        return None
+    return shape[1] + 16 // es
+
+
 def round_up(n: int) -> int:
     return (n + ALIGN - 1) // ALIGN * ALIGN
 
 
-def tile_bytes(elem, shape) -> int:
-    """Bytes of a static tile, rounded up to 16 as the lowering places it."""
+def tile_bytes(elem, shape, row_stride: int | None = None) -> int:
+    """Bytes of a static tile, rounded up to 16 as the lowering places it (rows ``row_stride``
+    elements apart, when padded)."""
     n = ELEM_BYTES[settle(elem).name]
+    if row_stride is not None:
+        return round_up(n * shape[0] * row_stride)
     for d in shape:
         n *= d
     return round_up(n)
@@ -79,6 +101,7 @@ class Allocation:
     bytes: int
     region: str            # NAMED, SCRATCH or STATIC
     offset: int            # from the start of its region (scratch: of its statement's share)
+    row_stride: int | None = None   # elements between rows, when padded (``padded_row``)
 
     @property
     def label(self) -> str:
@@ -157,18 +180,46 @@ class _Planner:
         self.analysis = analysis
         self.warps = kinfo.threads // 32
         self.plan = SharedPlan(kinfo.kernel.name)
+        self._operands: dict = {}
 
     # ------------------------------------------------------------ allocations
-    def named(self, key, name: str, span, t: Tile) -> None:
-        n = tile_bytes(t.elem, t.shape)
-        self.plan.named[key] = Allocation(key, f"{name}: {_shape(t.elem, t.shape)}", span, n, NAMED,
-                                          self.plan.named_bytes)
+    def named(self, key, name: str, span, t: Tile, pad: bool = False) -> None:
+        stride = padded_row(t.elem, t.shape) if pad else None
+        n = tile_bytes(t.elem, t.shape, stride)
+        padded = f" (rows padded to {stride})" if stride is not None else ""
+        self.plan.named[key] = Allocation(key, f"{name}: {_shape(t.elem, t.shape)}{padded}", span, n, NAMED,
+                                          self.plan.named_bytes, stride)
         self.plan.named_bytes += n
 
-    def scratch(self, sp: StatementPlan, key, what: str, span, elem, shape) -> None:
+    def dot_operands(self, inst) -> set:
+        """The uids of the ``var``/``let`` tiles that a ``dot`` or ``dot_t`` of ``inst`` reads in
+        place (by name; ``dot_t``'s second operand is always copied)."""
+        got = self._operands.get(id(inst))
+        if got is None:
+            got = self._operands[id(inst)] = set()
+
+            def walk(n):
+                if isinstance(n, (list, tuple)):
+                    for x in n:
+                        walk(x)
+                    return
+                if not is_dataclass(n) or isinstance(n, type):
+                    return
+                if isinstance(n, A.Call) and n.func in ("dot", "dot_t") and id(n) not in inst.calls:
+                    for arg in n.args[:2 if n.func == "dot" else 1]:
+                        b = inst.resolution.get(id(arg)) if isinstance(arg, A.Name) else None
+                        if b is not None and b.kind in ("var", "let"):
+                            got.add(b.uid)
+                for f in fields(n):
+                    if f.name != "span":
+                        walk(getattr(n, f.name))
+            walk(inst.node.body)
+        return got
+
+    def scratch(self, sp: StatementPlan, key, what: str, span, elem, shape, row_stride: int | None = None) -> None:
         """``what`` names the tile, its type included."""
-        n = tile_bytes(elem, shape)
-        sp.scratch[key] = Allocation(key, what, span, n, SCRATCH, sp.bytes)
+        n = tile_bytes(elem, shape, row_stride)
+        sp.scratch[key] = Allocation(key, what, span, n, SCRATCH, sp.bytes, row_stride)
         sp.bytes += n
         if sp.bytes > self.plan.scratch_peak:
             self.plan.scratch_peak = sp.bytes
@@ -203,7 +254,7 @@ class _Planner:
             b = inst.decls.get(id(s))
             if b is not None and isinstance(b.type, Tile) and (t is A.Var or b.kind == "let"):
                 # a `var` tile or a materialized `let` (§5)
-                self.named(tile_key(inst, b), f"`{b.name}`", b.span, b.type)
+                self.named(tile_key(inst, b), f"`{b.name}`", b.span, b.type, b.uid in self.dot_operands(inst))
                 if s.value is not None:
                     self.statement(inst, s, s.value, b.type.shape)
         elif t is A.If:
@@ -344,8 +395,15 @@ class _Planner:
         t = inst.types[id(node)]
         shape = tuple(t.shape)[::-1] if transposed else tuple(t.shape)
         how = "transposed copy" if transposed else "copy"
+        # the copy's rows are what ldmatrix reads: K for the first operand, N for the second
+        # (dot_t's, on tensor cores, in its own [N, K] layout: K), padded the same way
+        own = tuple(t.shape)
+        stride = padded_row(t.elem, own if transposed else shape)
+        padded = "" if stride is None else (f" (stored {_shape(t.elem, own)}, rows padded to {stride})"
+                                            if transposed else f" (rows padded to {stride})")
         self.scratch(sp, ("copy", id(node)), f"scratch of `{producer.func}` at {_at(producer.span)}: {how} of "
-                     f"`{_brief(node)}` {_shape(t.elem, shape)}", node.span, t.elem, shape)
+                     f"`{_brief(node)}` {_shape(t.elem, shape)}{padded}", node.span, t.elem,
+                     own if transposed else shape, stride)
 
     def aliases(self, inst, value, target, shape, materialized: set) -> bool:
         """Does the value read the target's buffer other than at the element being written: in
@@ -563,5 +621,5 @@ def _brief(e, room: int = 40) -> str:
 
 
 __all__ = ["plan_kernel", "SharedPlan", "StatementPlan", "Allocation", "tile_bytes", "round_up", "tile_key",
-           "argument_key", "result_key", "statement_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES",
+           "argument_key", "result_key", "statement_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES", "padded_row",
            "FOLD", "ONCE", "FOLD_SLOTS", "ONCE_SLOTS", "plain_shared"]

@@ -35,6 +35,7 @@ from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, conve
 from .memory import Addressing, Axis, MemRef, Term, scale
 from .names import entry_symbol
 from .shared import SharedMemory
+from .tile_ops import carry
 from .tiles import TileLowering
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
@@ -184,6 +185,7 @@ class KernelEmitter:
         self.guard_bounds: dict = {}       # atom -> upper bound (affine) inside enclosing ifs
         self.bounds = Bounds(self)
         self.tiles = TileLowering(self)
+        self.carried: dict = {}            # id(dot node) -> mma.Carried, inside the loop that carries it
 
     def _index_bindings(self, inst) -> None:
         for b in inst.bindings:
@@ -427,16 +429,23 @@ class KernelEmitter:
         count = 1
         for d in t.shape:
             count *= d
+        a = self.smem.plan.named.get(key)
+        row_stride = a.row_stride if a is not None else None     # a padded dot operand (analyzer/smem.py)
+        if row_stride is not None:
+            count = t.shape[0] * row_stride
         ptr = self.smem.named(key, name, settle(t.elem), count)
-        return self.tile_ref(ptr, settle(t.elem), list(t.shape))
+        return self.tile_ref(ptr, settle(t.elem), list(t.shape), row_stride)
 
-    def tile_ref(self, ptr, elem, shape) -> MemRef:
-        """A row-major tile of ``shape`` at ``ptr`` in shared memory (a buffer of its own)."""
+    def tile_ref(self, ptr, elem, shape, row_stride: int | None = None) -> MemRef:
+        """A row-major tile of ``shape`` at ``ptr`` in shared memory (a buffer of its own), its
+        rows ``row_stride`` elements apart where given (2-D, padded)."""
         axes = []
         for a, d in enumerate(shape):
             stride = 1
             for x in shape[a + 1:]:
                 stride *= x
+            if row_stride is not None and a == 0:
+                stride = row_stride
             axes.append(Axis(Term(stride, twos_of_int(stride)), d))
         return MemRef(ptr, elem, axes, [], SHARED, buffer=object())
 
@@ -532,6 +541,7 @@ class KernelEmitter:
         ptr = self.alloca(scalar_ir(lt), name=s.var)
         self.b.store(lo, ptr)
         self.slots[b.uid] = ("var", ptr, lt)
+        carried = self._carry_in(s)
         head = self.fn.append_basic_block("for")
         body = self.fn.append_basic_block("for_body")
         latch = self.fn.append_basic_block("for_next")
@@ -555,6 +565,26 @@ class KernelEmitter:
         back = self.b.branch(head)
         back.set_metadata("llvm.loop", self._loop_md(unroll))
         self.b.position_at_end(done)
+        if carried:
+            for c in carried:                      # written back once, where it is next read
+                c.leave()
+                del self.carried[id(c.stmt.value)]
+            K.barrier(self.ops)                    # the write-back is a CTA-wide write (§10)
+
+    def _carry_in(self, s: A.For) -> list:
+        """The accumulators the execution plan lets this loop carry in registers and that the
+        lowering can (``acc += dot(..)`` on tensor cores: tile_ops.carry), read in before it."""
+        out = []
+        plan = self.plan
+        for st in (plan.carried_accumulators(s, self.inst) if plan is not None else ()):
+            slot = self.slots.get(self.binding(st.target).uid)
+            if slot is None or slot[0] != "mem":
+                continue
+            c = carry(self.tiles, st, slot[1])
+            if c is not None:
+                c.stmt = st
+                out.append(c)
+        return out
 
     def _loop_md(self, unroll: int | None):
         m = self.module

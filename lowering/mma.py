@@ -158,78 +158,177 @@ def rows_aligned(ref, elem_bytes: int, along: int = 1) -> bool:
     return alignment(elem_bytes, tw) >= 16
 
 
+class Layout:
+    """Which accumulators of an ``[m, n]`` product each thread holds: the warp blocks, the lane's
+    group and place in it. Made where its values dominate every use (before a carried loop)."""
+
+    def __init__(self, em, shape: MmaShape, m: int, n: int):
+        b = em.b
+        self.em, self.b, self.shape = em, b, shape
+        tiles_m, tiles_n = m // shape.m, n // shape.n
+        self.warps = em.threads // 32
+        self.wm, self.wn = warp_blocking(tiles_m, tiles_n, self.warps)
+        self.gn = tiles_n // self.wn
+        self.blocks = (tiles_m // self.wm) * self.gn
+        self.rounds = -(-self.blocks // self.warps)
+        tid = em.fresh_thread()
+        self.warp = b.lshr(tid, _c(5))
+        self.lane = b.and_(tid, _c(31))
+        self.g = b.lshr(self.lane, _c(2))        # the lane's group: its rows
+        self.t = b.and_(self.lane, _c(3))        # its place in the group: its columns
+
+    def origin(self, blk):
+        """The first row and column of warp block ``blk``."""
+        b, s = self.b, self.shape
+        bm = b.udiv(blk, _c(self.gn))
+        bn = b.urem(blk, _c(self.gn))
+        return b.mul(bm, _c(self.wm * s.m)), b.mul(bn, _c(self.wn * s.n))
+
+    def coords(self, row0, col0, i: int, j: int, c: int) -> list:
+        """The coordinates of accumulator ``c`` of instruction tile (i, j) of the block at
+        (row0, col0)."""
+        b, s = self.b, self.shape
+        r = b.add(b.add(row0, _c(i * s.m)), self.g)
+        col = b.add(b.add(col0, _c(j * s.n)), b.mul(self.t, _c(2)))
+        return [b.add(r, _c(8)) if c >= 2 else r, b.add(col, _c(1)) if c & 1 else col]
+
+    def each_round(self, body) -> None:
+        """``body(r, blk)`` for each of the warp's blocks, rounds unrolled (a carried product
+        keeps every round's accumulators)."""
+        b = self.b
+        for r in range(self.rounds):
+            blk = b.add(self.warp, _c(r * self.warps)) if r else self.warp
+            if (r + 1) * self.warps > self.blocks:
+                with b.if_then(b.icmp_unsigned("<", blk, _c(self.blocks))):   # the same in a whole warp
+                    body(r, blk)
+            else:
+                body(r, blk)
+
+
+# A carried product keeps rounds x wm x wn x 4 accumulators per thread across its loop; beyond
+# this many it takes the shared accumulator tile at every step instead.
+MAX_CARRIED = 64
+
+
+class Carried:
+    """``acc += dot(a, b)`` with ``acc`` in registers across its ``for`` loop (the execution
+    plan's carried accumulators, analyzer/facts/plan.py): ``enter`` before the loop reads each
+    thread's elements of the tile ``target`` once, the statement in the loop adds into them
+    (MmaDot with ``carried``), ``leave`` after the loop writes them back once."""
+
+    def __init__(self, tl, target, shape: MmaShape, comp: Scalar, m: int, n: int):
+        self.tl, self.target, self.shape, self.comp = tl, target, shape, comp
+        self.layout = Layout(tl.em, shape, m, n)
+        lay = self.layout
+        ct = FLOAT if shape.acc == "f32" else I32T
+        self.ct = ct
+        self.accs = [[[[tl.em.alloca(ct, name=f"carry{r}_{i}_{j}_{c}") for c in range(4)] for j in range(lay.wn)]
+                      for i in range(lay.wm)] for r in range(lay.rounds)]
+
+    @staticmethod
+    def fits(em, shape: MmaShape, m: int, n: int) -> bool:
+        warps = em.threads // 32
+        tiles = (m // shape.m) * (n // shape.n)
+        wm, wn = warp_blocking(m // shape.m, n // shape.n, warps)
+        rounds = -(-(tiles // (wm * wn)) // warps)
+        return rounds * wm * wn * 4 <= MAX_CARRIED
+
+    def _each(self, body) -> None:
+        lay = self.layout
+
+        def one(r, blk):
+            row0, col0 = lay.origin(blk)
+            for i in range(lay.wm):
+                for j in range(lay.wn):
+                    for c in range(4):
+                        body(self.accs[r][i][j][c], lay.coords(row0, col0, i, j, c))
+        lay.each_round(one)
+
+    def enter(self) -> None:
+        b = self.tl.b
+        self._each(lambda slot, at: b.store(self.tl.load(self.target, at), slot))
+
+    def leave(self) -> None:
+        b = self.tl.b
+        self._each(lambda slot, at: self.tl.store(self.target, at, b.load(slot, typ=self.ct)))
+
+
 class MmaDot:
     """One ``dot``/``dot_t`` on tensor cores: ``a_ref`` [M, K] and ``b_ref`` [K, N] in shared
-    memory, unmasked; ``emit(coords, Val)`` for every output element."""
+    memory, unmasked; ``emit(coords, Val)`` for every output element, or, with ``carried``, the
+    products added into the carried accumulators (emitting nothing)."""
 
-    def __init__(self, tl, a_ref, b_ref, shape: MmaShape, comp: Scalar, emit):
+    def __init__(self, tl, a_ref, b_ref, shape: MmaShape, comp: Scalar, emit, carried: Carried | None = None):
         self.tl, self.em, self.b = tl, tl.em, tl.b
         self.a_ref, self.b_ref, self.shape, self.comp, self.emit = a_ref, b_ref, shape, comp, emit
+        self.carried = carried
         es = shape.elem_bytes
         self.a_ldsm = rows_aligned(a_ref, es) and BYTES[a_ref.elem.name] == es
         self.b_ldsm = es == 2 and shape.k == 16 and rows_aligned(b_ref, es) and BYTES[b_ref.elem.name] == es
         # b stored [N, K] (dot_t's operand in its own layout): ldmatrix without .trans, any type
         self.b_kmajor = shape.b_regs == 2 and rows_aligned(b_ref, es, along=0) and BYTES[b_ref.elem.name] == es
 
+    def _steps(self, row0, col0, accs, depth: int) -> None:
+        """The products along K of the block at (row0, col0) added into ``accs[i][j][c]``."""
+        em, b, s = self.em, self.b, self.shape
+        lay = self.layout
+        ct = FLOAT if s.acc == "f32" else I32T
+
+        def step(kk):
+            k0 = b.mul(kk, _c(s.k))
+            fa = [self.a_fragment(b.add(row0, _c(i * s.m)), k0) for i in range(lay.wm)]
+            fb = self.b_fragments(col0, k0, lay.wn)
+            for i in range(lay.wm):
+                for j in range(lay.wn):
+                    cur = [b.load(accs[i][j][c], typ=ct) for c in range(4)]
+                    out = mma(em.ops, s, fa[i], fb[j], cur)
+                    for c in range(4):
+                        b.store(out[c], accs[i][j][c])
+        steps = depth // s.k
+        em.counted_loop(0, steps, step, unroll=steps if steps <= 8 else 2)
+
     def lower(self) -> None:
         em, b, s = self.em, self.b, self.shape
         m, depth = self.a_ref.shape
         n = self.b_ref.shape[1]
-        tiles_m, tiles_n = m // s.m, n // s.n
-        warps = em.threads // 32
-        wm, wn = warp_blocking(tiles_m, tiles_n, warps)
-        gn = tiles_n // wn
-        blocks = (tiles_m // wm) * gn
-        tid = em.fresh_thread()
-        warp = b.lshr(tid, _c(5))
-        lane = b.and_(tid, _c(31))
-        self.g = b.lshr(lane, _c(2))             # the lane's group: its rows
-        self.t = b.and_(lane, _c(3))             # its place in the group: its columns
-        self.lane = lane
+        if self.carried is not None:
+            lay = self.layout = self.carried.layout
+            self.g, self.t, self.lane = lay.g, lay.t, lay.lane
+
+            def carried_block(r, blk):
+                row0, col0 = lay.origin(blk)
+                self._steps(row0, col0, self.carried.accs[r], depth)
+            lay.each_round(carried_block)
+            return
+        lay = self.layout = Layout(em, s, m, n)
+        self.g, self.t, self.lane = lay.g, lay.t, lay.lane
         ct = FLOAT if s.acc == "f32" else I32T
-        accs = [[[em.alloca(ct, name=f"mma{i}_{j}_{c}") for c in range(4)] for j in range(wn)] for i in range(wm)]
-        rounds = -(-blocks // warps)
+        accs = [[[em.alloca(ct, name=f"mma{i}_{j}_{c}") for c in range(4)] for j in range(lay.wn)]
+                for i in range(lay.wm)]
 
         def one_block(blk):
-            bm = b.udiv(blk, _c(gn))
-            bn = b.urem(blk, _c(gn))
-            row0 = b.mul(bm, _c(wm * s.m))       # the block's first row and column
-            col0 = b.mul(bn, _c(wn * s.n))
-            for i in range(wm):
-                for j in range(wn):
+            row0, col0 = lay.origin(blk)
+            for i in range(lay.wm):
+                for j in range(lay.wn):
                     for c in range(4):
                         b.store(const(self.comp, 0), accs[i][j][c])
-
-            def step(kk):
-                k0 = b.mul(kk, _c(s.k))
-                fa = [self.a_fragment(b.add(row0, _c(i * s.m)), k0) for i in range(wm)]
-                fb = self.b_fragments(col0, k0, wn)
-                for i in range(wm):
-                    for j in range(wn):
-                        cur = [b.load(accs[i][j][c], typ=ct) for c in range(4)]
-                        out = mma(em.ops, s, fa[i], fb[j], cur)
-                        for c in range(4):
-                            b.store(out[c], accs[i][j][c])
-            steps = depth // s.k
-            em.counted_loop(0, steps, step, unroll=steps if steps <= 8 else 2)
-            for i in range(wm):
-                for j in range(wn):
-                    r = b.add(b.add(row0, _c(i * s.m)), self.g)
-                    col = b.add(b.add(col0, _c(j * s.n)), b.mul(self.t, _c(2)))
+            self._steps(row0, col0, accs, depth)
+            for i in range(lay.wm):
+                for j in range(lay.wn):
                     for c in range(4):
-                        coords = [b.add(r, _c(8)) if c >= 2 else r, b.add(col, _c(1)) if c & 1 else col]
-                        self.emit(coords, em.Val(b.load(accs[i][j][c], typ=ct), self.comp))
+                        self.emit(lay.coords(row0, col0, i, j, c),
+                                  em.Val(b.load(accs[i][j][c], typ=ct), self.comp))
 
         def one(blk):
-            if blocks % warps:
-                with b.if_then(b.icmp_unsigned("<", blk, _c(blocks))):      # the same in a whole warp
+            if lay.blocks % lay.warps:
+                with b.if_then(b.icmp_unsigned("<", blk, _c(lay.blocks))):      # the same in a whole warp
                     one_block(blk)
             else:
                 one_block(blk)
-        if rounds == 1:
-            one(warp)
+        if lay.rounds == 1:
+            one(lay.warp)
         else:
-            em.counted_loop(0, rounds, lambda r: one(b.add(warp, b.mul(r, _c(warps)))))
+            em.counted_loop(0, lay.rounds, lambda r: one(b.add(lay.warp, b.mul(r, _c(lay.warps)))))
 
     # ---------------------------------------------------------------- fragments
     def a_fragment(self, r0, k0) -> list:
@@ -311,4 +410,4 @@ class MmaDot:
         return word
 
 
-__all__ = ["MmaShape", "MmaDot", "tensor_core_shape", "warp_blocking", "mma", "ldmatrix", "rows_aligned"]
+__all__ = ["MmaShape", "MmaDot", "Carried", "Layout", "tensor_core_shape", "warp_blocking", "mma", "ldmatrix", "rows_aligned"]

@@ -26,10 +26,11 @@ import llvmlite.ir as ir
 from ..language.types import F32, I32, Scalar, Tile, settle
 from . import collectives as C
 from . import intrinsics as K
+from ..analyzer.checked import statement_key
 from .errors import LoweringError
 from .ltypes import I32T, I64, SHARED, arith_type, const, scalar_ir
 from .memory import MemRef, Term, scale
-from .mma import MmaDot, rows_aligned, tensor_core_shape
+from .mma import Carried, MmaDot, rows_aligned, tensor_core_shape
 
 MAX_BLOCK = 8          # at most 8 x 8 accumulators per thread
 # The k loop of dot unrolls 4 times: fully unrolled (BK = 32) it held 127 registers on tiled_gemm;
@@ -68,7 +69,8 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
         tl.linear(list(t.shape), lambda c: tl.store(temp, c, em.to(tl.value_at(sw, node, c), el).v))
         return MemRef(temp.ptr, temp.elem, [temp.axes[1], temp.axes[0]], [], SHARED, buffer=temp.buffer), True
     shape = list(t.shape)[::-1] if transposed else list(t.shape)
-    temp = tl.scratch(Tile(el, tuple(shape)), ("copy", id(node)))
+    # (a transposed copy's padding, where the plan pads it, is for the [N, K] layout above)
+    temp = tl.scratch(Tile(el, tuple(shape)), ("copy", id(node)), padded=not transposed)
 
     def copy(coords):
         at = coords[::-1] if transposed else coords
@@ -117,7 +119,7 @@ def dot(tl, sw, node, emit) -> None:
     if copied_a or copied_b:
         K.barrier(em.ops)                       # the copies are read by other threads
     if shape is not None:                       # mma.sync (mma.py)
-        MmaDot(tl, a_ref, b_ref, shape, comp, emit).lower()
+        MmaDot(tl, a_ref, b_ref, shape, comp, emit, em.carried.get(id(node))).lower()
         return
     tm, tn = blocking(m, n, em.threads)
     gm, gn = m // tm, n // tn
@@ -169,6 +171,28 @@ def dot(tl, sw, node, emit) -> None:
                 emit([rows[r], cols[c]], em.Val(b.load(accs[r][c], typ=scalar_ir(comp)), comp))
 
     _rounds(tl, blocks, threads, one_block)
+
+
+def carry(tl, stmt, target: MemRef) -> Carried | None:
+    """The accumulator of ``stmt`` (``acc += dot(a, b)``, one the execution plan lets its loop
+    carry) in registers, when the product runs on tensor cores into a tile of its own
+    accumulator type and the registers it takes are few enough; its elements read in (call
+    before the loop). None: the statement goes through the tile at every step."""
+    em = tl.em
+    node = stmt.value
+    comp = _accumulator_type(em.type_of(node).elem)
+    ta, tb = em.type_of(node.args[0]), em.type_of(node.args[1])
+    m, depth = ta.shape
+    n = tb.shape[0] if node.func == "dot_t" else tb.shape[1]
+    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
+    sp = em.smem.plan.statements.get(statement_key(em.inst, stmt))
+    if (shape is None or target.elem != comp or target.masked or list(target.shape) != [m, n]
+            or sp is None or sp.fused is not node or sp.alias or not Carried.fits(em, shape, m, n)):
+        return None
+    c = Carried(tl, target, shape, comp, m, n)
+    c.enter()
+    em.carried[id(node)] = c
+    return c
 
 
 def _run4(tl, ref, row, row_twos: int, col, col_twos: int) -> list:

@@ -45,7 +45,7 @@ from ..language.types import BOOL, SCALARS, Scalar, Tile, arith_join, settle, an
 from . import intrinsics as K
 from .align import twos_of_int
 from .errors import LoweringError, Unsupported
-from .ltypes import I32T, I64, SHARED, arith_type, const
+from .ltypes import BYTES, I32T, I64, SHARED, arith_type, const
 from .memory import MemRef, Term, scale
 from .tile_ops import PRODUCE
 
@@ -202,15 +202,21 @@ class TileLowering:
         return temp
 
     # ================================================================ scratch tiles
-    def scratch(self, t: Tile, key) -> MemRef:
-        """The current statement's scratch tile ``key`` (its plan's name for it)."""
+    def scratch(self, t: Tile, key, padded: bool = True) -> MemRef:
+        """The current statement's scratch tile ``key`` (its plan's name for it), its rows padded
+        where the plan pads them (a ``dot`` operand's copy), unless not ``padded`` (the same
+        bytes, rows contiguous: ``dot_t``'s transposed copy on the FMA path)."""
         shape = [int(d) for d in t.shape]
         count = 1
         for d in shape:
             count *= d
         elem = settle(t.elem)
+        a = self.em.smem.current.scratch.get(key)
+        row_stride = a.row_stride if a is not None else None
+        if row_stride is not None:
+            count = a.bytes // BYTES[elem.name]          # the plan's bytes, padding included
         ptr = self.em.smem.scratch(key, elem, count)
-        return self.em.tile_ref(ptr, elem, shape)
+        return self.em.tile_ref(ptr, elem, shape, row_stride if padded else None)
 
     # ================================================================ the pass over elements
     def linear(self, shape, body, unroll: int = SWEEP_UNROLL) -> None:

@@ -15,6 +15,16 @@ once from the analysis (its CFG and kinds), so that neither decides it on its ow
   write, so only what the statement evaluates at nodes of its own (calls, atomics, collectives)
   may empty it. Branches join by union; loops iterate to a fixpoint. The barrier goes right
   before the write, after everything the statement evaluates first.
+- **Accumulators carried in registers**: a `for` loop whose body has, at its top level,
+  `acc += dot(a, b)` (or `dot_t`) into a whole tile variable that nothing else in the loop reads
+  or writes (not its operands, not another statement, no `return` in the loop), and that needs no
+  barrier first, may keep `acc` in registers across the loop (the lowering does so where the
+  product runs on tensor cores): each thread reads its elements of `acc` once before the loop,
+  the statement adds into them, and writes them back once after the loop, followed by the
+  barrier that ends a CTA-wide write. No barrier is needed before the read (the statement needs
+  none, so no per-thread access to `acc` is pending when the loop starts) nor before the
+  write-back (each thread writes the elements it alone read, and nothing in the loop touches
+  `acc`); the statement keeps the barrier at its end (its operands are overwritten next step).
 - **Collectives that exchange data**: a lane collective over a value not already the same in
   its warp, a CTA collective over a value not already uniform (LANGUAGE §10: otherwise the
   lowering folds nothing and emits no shuffle or barrier); a CTA collective that exchanges in a
@@ -27,6 +37,7 @@ import heapq
 
 from ...language.builtins import ATOMICS, MEMORY_ORDER
 from ..cfg import OP
+from ..syntax import ast as A
 from ...language.ops import LOAD, RUN_LOAD, STORE, OpClass
 from .schema import UNIFORM, WARP_UNIFORM
 
@@ -38,10 +49,16 @@ class Plan:
     that need a barrier first; ``exchanging``: {(id(collective), id(instance))} of the
     collectives that exchange data; ``threads``: the CTA's size."""
 
-    def __init__(self, barrier_before: set, exchanging: set, threads: int):
+    def __init__(self, barrier_before: set, exchanging: set, threads: int, carried: dict | None = None):
         self.barrier_before = barrier_before
         self.exchanging = exchanging
         self.threads = threads
+        self.carried = carried or {}
+
+    def carried_accumulators(self, loop, inst) -> tuple:
+        """The ``acc += dot(..)`` statements of this ``for`` loop whose accumulator may stay in
+        registers across it (read once before the loop, written back once after it)."""
+        return self.carried.get((id(inst), id(loop)), ())
 
     def needs_barrier_before(self, stmt, inst) -> bool:
         return (id(inst), id(stmt)) in self.barrier_before
@@ -68,7 +85,61 @@ def make_plan(facts) -> Plan:
             if kind > (WARP_UNIFORM if op.cls is OpClass.LANE_COLLECTIVE else UNIFORM):
                 exchanging.add((id(op.ast), id(op.inst)))
     threads = facts.cfg.kernel.threads
-    return Plan(_barriers_before(facts, exchanging, threads), exchanging, threads)
+    marked = _barriers_before(facts, exchanging, threads)
+    return Plan(marked, exchanging, threads, _carried(facts, marked))
+
+
+def _returns(stmts) -> bool:
+    for st in stmts:
+        if isinstance(st, A.Return):
+            return True
+        if isinstance(st, A.If):
+            if _returns(st.then.stmts):
+                return True
+            orelse = st.orelse
+            if orelse is not None and _returns([orelse] if isinstance(orelse, A.If) else orelse.stmts):
+                return True
+        elif isinstance(st, (A.For, A.While)) and _returns(st.body.stmts):
+            return True
+    return False
+
+
+def _carried(facts, marked: set) -> dict:
+    """{(id(instance), id(for loop)): (statements,)} of the accumulators a loop may carry in
+    registers (see the module's description)."""
+    cfg = facts.cfg
+    out: dict = {}
+    for loop in cfg.loops:
+        if loop.kind != "for" or not isinstance(loop.ast, A.For):
+            continue
+        inst = loop.inst
+        found = []
+        for st in loop.ast.body.stmts:
+            if not (isinstance(st, A.Assign) and st.op == "+=" and isinstance(st.target, A.Name)
+                    and isinstance(st.value, A.Call) and st.value.func in ("dot", "dot_t")
+                    and id(st.value) not in inst.calls and (id(inst), id(st)) not in marked):
+                continue
+            info = inst.ops.get(id(st))
+            if info is None or not info.writes:
+                continue
+            found.append((st, frozenset(info.writes)))
+        if not found or _returns(loop.ast.body.stmts):
+            continue
+        keep = []
+        for st, bufs in found:
+            clean = True
+            for op in facts.ops:
+                if not (loop.first <= op.node < loop.end) or op.ast is st:
+                    continue
+                info = op.inst.ops.get(id(op.ast))
+                if info is not None and bufs & (set(info.reads) | set(info.writes)):
+                    clean = False
+                    break
+            if clean:
+                keep.append(st)
+        if keep:
+            out[(id(inst), id(loop.ast))] = tuple(keep)
+    return out
 
 
 def _barriers_before(facts, exchanging: set, threads: int) -> set:

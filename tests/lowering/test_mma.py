@@ -18,6 +18,8 @@ from phobos_tools.language.types import F32, F16, I32, I8
 from phobos_tools.lowering.mma import tensor_core_shape, warp_blocking
 from phobos_tools.lowering.ptxas import assemble, sass
 
+pytestmark = pytest.mark.slow
+
 BF16 = np.dtype(ml_dtypes.bfloat16)
 rng = np.random.default_rng(19)
 DT = {"f16": np.float16, "bf16": BF16, "i8": np.int8, "u8": np.uint8}
