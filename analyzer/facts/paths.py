@@ -124,7 +124,9 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
             continue
         among = reached | set(stores_at)
         reach_of: dict = {}                    # (store node, removed loops) -> nodes it reaches
+        headers: dict = {}                     # (loop id, cut) -> nodes its header reaches inside it
         for r in candidates:
+            to_r: dict = {}                    # (loop id, cut) -> nodes from the header to r
             sources = sorted(n for n in walks.backward([r], (), among) if n in stores_at and n != r)
             found = None
             for s in sources:
@@ -134,7 +136,7 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
                         got = reach_of[(s, removed)] = walks.forward([s], frozenset(removed))
                     return got
                 common = _common(sites[s].loops, sites[r].loops)
-                for carrier, segments in _paths(walks, cfg, s, r, common, reach):
+                for carrier, segments in _paths(walks, cfg, s, r, common, reach, headers, to_r):
                     if questions is None:
                         questions = PathQuestions(facts)
                     feasible, undecided = questions.feasible(s, r, carrier, segments)
@@ -154,10 +156,11 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
     return out, dropped
 
 
-def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach):
+def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach, headers: dict, to_r: dict):
     """The kinds of barrier-free path from ``s`` to ``r`` that reachability finds, in the order
     they are reported: (carrying Loop or None, segments), each segment (start, exits, nodes,
-    removed loops) for feasible.py."""
+    removed loops) for feasible.py. ``headers`` and ``to_r`` keep the walks that do not depend on
+    ``s`` (from a loop's header; from it to ``r``), made once rather than once per store."""
     loops = cfg.loops
     removed = tuple(common)
     direct = reach(removed)
@@ -171,14 +174,19 @@ def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach):
         latches = [l for l in loop.latches if l in from_s]
         if not latches:
             continue
-        inside = range(loop.first, loop.end)
-        from_header = walks.forward([loop.header], cut, inside) | {loop.header}
+        key = (loop.id, cut)
+        from_header = headers.get(key)
+        if from_header is None:
+            inside = range(loop.first, loop.end)
+            from_header = headers[key] = walks.forward([loop.header], cut, inside) | {loop.header}
         if r not in from_header:
             continue
         succ = cfg.graph.succ
         exits = [(l, succ[l][loop.header].get("taken")) for l in latches]
         nodes_a = walks.backward(latches, cut, from_s)
-        nodes_b = walks.backward([r], cut, from_header)
+        nodes_b = to_r.get(key)
+        if nodes_b is None:
+            nodes_b = to_r[key] = walks.backward([r], cut, from_header)
         yield loop, [(s, exits, nodes_a, cut), (loop.header, [(r, None)], nodes_b, cut)]
 
 
