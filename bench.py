@@ -18,8 +18,6 @@ with whichever backend launched the work); the tests pass fakes.
 
 from __future__ import annotations
 
-import statistics
-
 MAX_CALLS = 10_000          # calls of one phase (warm-up or timing), however fast the work is
 ESTIMATE_CALLS = 5          # calls that estimate one call's time
 
@@ -91,6 +89,7 @@ class EventTimer:
 def do_bench(fn, warmup: float = 25, rep: float = 100, timer=None, stream: int = 0) -> float:
     """The median time of ``fn()`` in milliseconds (module docstring). ``timer``: an object
     like ``EventTimer`` (default: ``EventTimer(stream)``)."""
+    import statistics       # here: phobos-run imports this module, and statistics costs its start-up
     for what, v in (("warmup", warmup), ("rep", rep)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0:
             raise ValueError(f"{what} is a positive number of milliseconds, not {v!r}")

@@ -19,11 +19,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import product
 from pathlib import Path
 
 from .analyzer.autotune import choices, label
+from .language.records import record
 from .bench import EventTimer, do_bench
 from .language.arguments import ArgumentError
 from .lowering.runtime import LaunchError, stream_handle
@@ -32,7 +33,7 @@ from .simulator.errors import ProgramRejected
 CACHE_VERSION = 1
 
 
-@dataclass
+@record
 class Tuned:
     """The outcome of ``Kernel.autotune``: call it as the kernel (``device="gpu"``)."""
 

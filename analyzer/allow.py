@@ -12,8 +12,9 @@ string literals, so every `//` starts a comment.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..language.records import record
 from .diagnostics.codes import CODES, is_lint
 from .diagnostics.model import ERROR, NOTE, WARNING, Diagnostic, Edit, Fix, Span
 
@@ -23,7 +24,7 @@ NOTE_CODES = frozenset({"PH204"})
 EXAMPLE = "// phobos-allow: PH501 -- reason"
 
 
-@dataclass
+@record
 class Allow:
     line: int                    # where the comment is
     target: int                  # the line whose warnings it silences

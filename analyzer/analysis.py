@@ -4,8 +4,9 @@ the chain behind it (for ``--why``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..language.records import record
 from .cfg import KernelCFG, build_cfg
 from .diagnostics.model import Label
 from .facts import Facts, extract
@@ -18,7 +19,7 @@ from .sema import Binding, Instance, ProgramInfo
 from ..language.types import Run, Scalar
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class KernelAnalysis:
     name: str
     cfg: KernelCFG

@@ -12,9 +12,10 @@ import os
 import stat
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from ..language.records import record
 from .diagnostics import Diagnostic, ERROR, Span
 from .diagnostics.codes import is_lint, lint_codes
 from .allow import apply_allows, parse_allows
@@ -29,7 +30,7 @@ MAX_SOURCE_BYTES = 4 * 1024 * 1024
 ALL_LINTS = frozenset(lint_codes())     # check_source(lints=ALL_LINTS): every lint, as phobos-check
 
 
-@dataclass
+@record
 class CheckResult:
     path: str
     text: str | None                      # the decoded source, None when it could not be read

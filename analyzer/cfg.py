@@ -24,9 +24,10 @@ enclose each node (for the diagnostics' wording).
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import islice
 
+from ..language.records import record
 from ..language.builtins import ATOMICS, MEMORY_ORDER
 from ..language.ops import OpClass
 from .sema import Instance, KernelInfo
@@ -42,7 +43,7 @@ _OWN_NODE = (OpClass.LANE_LEVEL, OpClass.LANE_COLLECTIVE, OpClass.CTA_COLLECTIVE
 ONCE_PER_CTA = frozenset(ATOMICS) | frozenset(MEMORY_ORDER)
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Site:
     id: int
     kind: str
@@ -61,7 +62,7 @@ class Site:
         return getattr(self.ast, "span", None)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Loop:
     id: int
     kind: str                    # "for" or "while"
@@ -79,7 +80,7 @@ class Loop:
     end: int = -1
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class KernelCFG:
     kernel: KernelInfo
     sites: list[Site]

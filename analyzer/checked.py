@@ -15,9 +15,10 @@ re-exported below, so the analyzer's inside can change without them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 
+from ..language.records import record
 from . import api
 from .analysis import KernelAnalysis
 from .api import pause_gc, read_source, recursion_room
@@ -99,7 +100,7 @@ class CheckedKernel:
         return plan_kernel(self.info, self.analysis)
 
 
-@dataclass
+@record
 class CheckedProgram:
     """A checked source: its diagnostics and, when its names and types check, its kernels."""
 

@@ -25,8 +25,9 @@ rows 128 bytes apart share their banks). The padding is counted here, so PH211 s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import field, fields, is_dataclass
 
+from ..language.records import record
 from ..language.builtins import ATOMICS, TILE_MATH
 from .constants import affine, constant_of
 from ..language.ops import OpClass
@@ -93,7 +94,7 @@ def statement_key(inst, stmt) -> tuple:
 
 
 # ---------------------------------------------------------------- the plan
-@dataclass(frozen=True)
+@record(frozen=True)
 class Allocation:
     key: tuple
     what: str              # the label without the size: "`t`: f32[128, 128]"
@@ -108,7 +109,7 @@ class Allocation:
         return f"{self.what}, {self.bytes:,} bytes"
 
 
-@dataclass
+@record
 class StatementPlan:
     """One tile statement: what its pass fuses, whether its value goes through a temporary, and
     its scratch allocations (all alive together, at offsets from the scratch region's start)."""
@@ -122,7 +123,7 @@ class StatementPlan:
         return ("copy", id(operand)) in self.scratch
 
 
-@dataclass
+@record
 class SharedPlan:
     kernel: str
     named: dict = field(default_factory=dict)        # key -> Allocation, in the order of the walk
@@ -175,6 +176,16 @@ def plan_kernel(kinfo, analysis) -> SharedPlan:
 
 
 # ---------------------------------------------------------------- the walk
+_FIELD_NAMES: dict = {}     # type -> its dataclass fields but `span` (() for anything else)
+_LEAVES = frozenset((str, int, float, bool, type(None), A.Span))   # values that hold no node
+
+
+def _field_names(t: type) -> tuple:
+    names = _FIELD_NAMES[t] = (tuple(f.name for f in fields(t) if f.name != "span")
+                               if is_dataclass(t) else ())
+    return names
+
+
 class _Planner:
     def __init__(self, kinfo, analysis):
         self.analysis = analysis
@@ -197,23 +208,29 @@ class _Planner:
         got = self._operands.get(id(inst))
         if got is None:
             got = self._operands[id(inst)] = set()
-
-            def walk(n):
+            # every node of the body, by its fields (but spans), without recursion
+            stack = [inst.node.body]
+            pop, push, extend = stack.pop, stack.append, stack.extend
+            names_of, leaves = _FIELD_NAMES, _LEAVES
+            while stack:
+                n = pop()
                 if isinstance(n, (list, tuple)):
-                    for x in n:
-                        walk(x)
-                    return
-                if not is_dataclass(n) or isinstance(n, type):
-                    return
+                    extend(n)
+                    continue
+                names = names_of.get(type(n))
+                if names is None:
+                    names = _field_names(type(n))
+                if not names:
+                    continue
                 if isinstance(n, A.Call) and n.func in ("dot", "dot_t") and id(n) not in inst.calls:
                     for arg in n.args[:2 if n.func == "dot" else 1]:
                         b = inst.resolution.get(id(arg)) if isinstance(arg, A.Name) else None
                         if b is not None and b.kind in ("var", "let"):
                             got.add(b.uid)
-                for f in fields(n):
-                    if f.name != "span":
-                        walk(getattr(n, f.name))
-            walk(inst.node.body)
+                for name in names:
+                    x = getattr(n, name)
+                    if type(x) not in leaves:
+                        push(x)
         return got
 
     def scratch(self, sp: StatementPlan, key, what: str, span, elem, shape, row_stride: int | None = None) -> None:

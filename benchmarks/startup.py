@@ -2,10 +2,12 @@
 
     python benchmarks/startup.py [--repeat N]
 
-Measures, each the median of N runs (after one warm-up run, which also fills the LALR table
-cache): ``python -c pass``, ``python -c "import networkx"`` (the checker's CFG is a networkx
-graph, so this is its floor), ``phobos-check`` of a tiny file, and ``phobos-run --sim`` of a tiny
-kernel, all with bytecode compiled (as an installed package has it). Prints one Markdown table (benchmarks/RESULTS.md keeps the figures).
+Measures, each the median of N runs, the cases taking turns (after one warm-up run each, which
+also fills the LALR table cache): ``python -c pass``, ``python -c "import networkx"`` (the
+checker's CFG is a networkx graph, so this is its floor), ``python -c "import numpy, networkx"``
+(``phobos-run``'s floor: it checks, then simulates on numpy arrays), ``phobos-check`` of a tiny
+file, and ``phobos-run --sim`` of a tiny kernel, all with bytecode compiled (as an installed
+package has it). Prints one Markdown table (benchmarks/RESULTS.md keeps the figures).
 """
 
 from __future__ import annotations
@@ -48,14 +50,19 @@ def main(argv: list[str] | None = None) -> None:
         cases = [
             ("python -c pass", [py, "-c", "pass"]),
             ("python -c 'import networkx'", [py, "-c", "import networkx"]),
+            ("python -c 'import numpy, networkx'", [py, "-c", "import numpy, networkx"]),
             ("phobos-check tiny.ph", [py, "-m", "phobos_tools.cli.check", str(src)]),
             ("phobos-run --sim tiny.ph", [py, "-m", "phobos_tools.cli.run", str(src), "--sim", "--grid", "2",
                                           "--arg", "x=zeros:f32:64", "--out", str(Path(tmp) / "out")]),
         ]
-        times = {}
-        for name, cmd in cases:
+        for _name, cmd in cases:
             cpu_seconds(cmd, env)                      # warm-up: disk cache, table cache
-            times[name] = statistics.median(cpu_seconds(cmd, env) for _ in range(args.repeat))
+        # the cases take turns, so that a change in the machine's load falls on all of them
+        runs = {name: [] for name, _ in cases}
+        for _ in range(args.repeat):
+            for name, cmd in cases:
+                runs[name].append(cpu_seconds(cmd, env))
+        times = {name: statistics.median(t) for name, t in runs.items()}
     base = times["python -c 'import networkx'"]
     print("| command | CPU ms (median of %d) | over `import networkx` |" % args.repeat)
     print("|---|---:|---:|")

@@ -26,3 +26,18 @@ def _starting_a_command() -> bool:
 
 if _starting_a_command() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, exit_interrupted)
+
+
+def _starting_phobos_run() -> bool:
+    """Whether this process is phobos-run starting: its script, or ``python -m phobos_tools.cli.run``."""
+    if os.path.basename(str((getattr(sys, "argv", None) or [""])[0])) == "phobos-run":
+        return True
+    orig = list(getattr(sys, "orig_argv", ()))
+    return "-m" in orig[:-1] and orig[orig.index("-m") + 1] == "phobos_tools.cli.run"
+
+
+# numpy's OpenBLAS starts a thread per core when numpy is imported, which costs a small
+# phobos-run ~75 ms of CPU (issue 22), for a pool the simulator's small arrays and the GPU path's
+# copies do not use: one thread, unless the user's environment says otherwise.
+if _starting_phobos_run():
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -23,19 +23,17 @@ import os
 import re
 import sys
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from ..language.records import record
 from .. import analyzer, package_version
 from ..analyzer.analysis import release
 from ..analyzer.cfg import to_dot
 from ..analyzer.diagnostics import Diagnostic, Span
-from ..analyzer.diagnostics.explain import explain_text
 from ..analyzer.diagnostics.json_format import render_json
-from ..analyzer.diagnostics.kinds_text import BindingKind, render_kinds_listing, render_why
-from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
 from ..analyzer.diagnostics.text import render_text
 from ..analyzer.facts.schema import KIND_NAMES
 from ..analyzer.rules.registry import all_rules, explain_text as rule_text
@@ -45,7 +43,6 @@ from ..language.targets import DEFAULT_TARGET, TARGETS
 from .annotations import github_line, statistics
 from .config import Configs, check_lint_codes, lints_enabled, merged_defines
 from .conventions import STDIN, add_conventions, check_stdin_filename, color_wanted, read_stdin, stdin_name
-from .html import page_file, render_page
 from .common import (EXIT_INTERNAL, EXIT_OK, EXIT_PROGRAM_ERROR, EXIT_USAGE, OUTPUT_DIR, Parser, UsageError,
                      add_define_option, describe as _describe, display_path, guarded, parse_defines,
                      path_argument, show_traceback)
@@ -57,7 +54,7 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 FORMATS = ("text", "json", "sarif", "html", "github")
 
 
-@dataclass
+@record
 class FileReport:
     """What the renderers need about one checked file."""
 
@@ -86,7 +83,7 @@ class FileReport:
         self.analyses = []
 
 
-@dataclass
+@record
 class Options:
     """The checking run the command line asks for (everything but the paths)."""
 
@@ -271,6 +268,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
     elif options.format == "sarif":
         status = max(status, _write_document(_portable_json(_render_sarif(reports)) + "\n", options.output))
     elif options.format == "html":
+        from .html import render_page        # (this and the other imports in functions: start-up)
         status = max(status, _write_document(render_page(pages), options.output))
     elif reports:
         why_missing = options.why is not None and not why_found
@@ -290,6 +288,7 @@ def _check_paths(path_args: list[str], options: Options) -> int:
 def _page_of(report: FileReport, pages: list[Any]) -> int:
     """Add what the HTML page shows of one file (taken while its analysis is held); the exit
     status this contributes (3 when a bug stops it: the file then shows its diagnostics only)."""
+    from .html import page_file
     try:
         pages.append(page_file(report))
         return EXIT_OK
@@ -528,6 +527,7 @@ def _print_text(report: FileReport, blocks: _Blocks, color: bool = False) -> Non
 def _binding_kinds(report: FileReport, name: str | None = None) -> list[Any]:
     """The file's bindings (those named ``name``, or all) as ``BindingKind`` records, in source
     order; chains only for ``--why`` (a name given), since they cost a walk each."""
+    from ..analyzer.diagnostics.kinds_text import BindingKind
 
     records = []
     for analysis in report.analyses:
@@ -559,6 +559,7 @@ def _inlined_calls(instance: Any) -> tuple:
 
 def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
 
+    from ..analyzer.diagnostics.kinds_text import render_kinds_listing
     records = _binding_kinds(report) if report.analysed else []
     blocks.write(render_kinds_listing(display_path(report.path), report.text, records, analysed=report.analysed))
 
@@ -566,6 +567,7 @@ def _print_kinds(report: FileReport, blocks: _Blocks) -> None:
 def _print_why(report: FileReport, name: str, blocks: _Blocks) -> int:
     """Write the chain of every binding called ``name`` in the file; how many there were."""
 
+    from ..analyzer.diagnostics.kinds_text import render_why
     records = _binding_kinds(report, name)
     for record in records:
         blocks.write(render_why(display_path(report.path), report.text, record))
@@ -627,6 +629,7 @@ def _unused_name(base: str, written: set[str]) -> str:
 
 
 def _render_sarif(reports: list[FileReport]) -> str:
+    from ..analyzer.diagnostics.sarif import RuleInfo, render_sarif
     rules = [RuleInfo(m.RULE.code, m.RULE.name, m.RULE.severity, m.RULE.summary, rule_text(m.RULE.code) or "")
              for m in all_rules()]
     if not any(_not_utf8(r.path) for r in reports):
@@ -645,7 +648,7 @@ def _render_sarif(reports: list[FileReport]) -> str:
     return re.sub(r'"uri": "(phobos-stand-in-[0-9]{9})"', lambda m: f'"uri": "{stand_ins[m.group(1)]}"', document)
 
 
-@dataclass
+@record
 class _Renamed:
     path: str
     diagnostics: list
@@ -688,6 +691,7 @@ def _json_escape(m: re.Match) -> str:
 # --- documentation: --explain, --list-rules ---------------------------------------------------
 
 def _explain(code: str) -> int:
+    from ..analyzer.diagnostics.explain import explain_text
     text = explain_text(code)
     if text:
         sys.stdout.write(text + "\n")

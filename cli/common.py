@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import gc
 import io
 import os
 import re
@@ -294,7 +295,16 @@ def guarded(prog: str, body: Callable[[list[str]], int], argv: list[str] | None,
     - any other exception is a bug: ``PROG: <internal>: Type: message (please report this)``, 3.
 
     Standard output is flushed before the status is returned, so that its errors are caught
-    here and not by the interpreter's exit."""
+    here and not by the interpreter's exit.
+
+    ``argv`` None means a command (its script reads ``sys.argv``), whose process ends when this
+    returns: what was built until then lives until the exit, so it is moved out of the cyclic
+    collector's reach (``gc.freeze``), at the start (the imports' objects, which every collection
+    during the run would walk again) and at the end (the interpreter's last full collection would
+    walk everything, tens of milliseconds at start-up scale; issue 22)."""
+    command = argv is None
+    if command:
+        gc.freeze()
     argv = sys.argv[1:] if argv is None else list(argv)
     out_of_memory = f"{prog}: error[PH900]: out of memory (an internal error: phobos-tools ran out of " \
                     "memory; more memory, or a smaller input, may help)\n".encode()
@@ -339,3 +349,5 @@ def guarded(prog: str, body: Callable[[list[str]], int], argv: list[str] | None,
         sys.stdout, sys.stderr = stdout, stderr
         if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, previous)
+        if command:
+            gc.freeze()

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import tomllib
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from ..language.records import record
 from ..analyzer.diagnostics.codes import CODES, is_lint, lint_codes
 from ..language.literals import DefineError, define_value
 from ..language.targets import TARGETS
@@ -31,7 +31,7 @@ KEYS = ("arch", "defines", "select", "ignore", "per-file-ignores", "format")
 CONFIG_FORMATS = ("text", "json", "sarif", "github", "html")
 
 
-@dataclass
+@record
 class Config:
     """One configuration file's `[tool.phobos]` table, validated."""
 
@@ -128,6 +128,7 @@ class Configs:
 def read_config(path: Path, required: bool) -> Config | None:
     """The validated table of ``path``: a `phobos.toml`'s top level, or a `pyproject.toml`'s
     `[tool.phobos]` (None when it has none and ``required`` is false)."""
+    import tomllib      # here: most checks meet no configuration file (start-up, issue 22)
     try:
         with open(path, "rb") as f:
             data = tomllib.load(f)

@@ -225,13 +225,15 @@ def _arguments(kernel, specs: list[str], seed: int) -> dict:
     for name, spec in given.items():
         index, t = params[name]
         if isinstance(t, Tensor):
-            values[name] = _array(name, t, spec, np.random.default_rng([seed, index]))
+            # the generator made only for a random array: numpy.random's import is a tenth of a
+            # small run's own start-up (issue 22)
+            values[name] = _array(name, t, spec, lambda index=index: np.random.default_rng([seed, index]))
         else:
             values[name] = _scalar(name, t, spec)
     return values
 
 
-def _array(name: str, t, spec: str, rng) -> np.ndarray:
+def _array(name: str, t, spec: str, new_rng) -> np.ndarray:
     want = numpy_dtype(t.elem.name)
     m = _ARRAY_SPEC.fullmatch(spec)
     if m is not None:
@@ -256,7 +258,7 @@ def _array(name: str, t, spec: str, rng) -> np.ndarray:
         try:
             if kind == "zeros":
                 return np.zeros(shape, dtype=want)
-            return _random(shape, t.elem.name, want, rng)
+            return _random(shape, t.elem.name, want, new_rng())
         except MemoryError:
             raise UsageError(f"--arg {name}: not enough memory for {spec} ({nbytes:,} bytes)") from None
     if spec.endswith(".npy") or Path(spec).is_file():

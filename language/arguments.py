@@ -16,10 +16,11 @@ analyzer.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 import numpy as np
 
+from .records import record
 from . import dlpack
 from .types import NUMPY_NAMES
 
@@ -31,7 +32,7 @@ class ArgumentError(ValueError):
     """Arguments that do not fit the kernel: a missing one, a wrong dtype, shape or extent."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Param:
     """One kernel parameter as the manifest lists it."""
 
@@ -54,7 +55,7 @@ def manifest_params(manifest: dict) -> list[Param]:
             for p in manifest["params"]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeviceArray:
     """A device array argument, from its ``__cuda_array_interface__`` or its ``__dlpack__``."""
 
@@ -66,7 +67,7 @@ class DeviceArray:
     keep: object = None             # DLPack: the capsule, alive until the launch has used the pointer
 
 
-@dataclass
+@record
 class Bound:
     """Arguments matched to a kernel's parameters."""
 

@@ -12,7 +12,8 @@ consumer never renamed.
 from __future__ import annotations
 
 import ctypes
-from dataclasses import dataclass
+
+from .records import record
 
 # DLDeviceType
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST, KDL_CUDA_MANAGED = 1, 2, 3, 13
@@ -63,7 +64,7 @@ class DLPackError(ValueError):
     """An object whose DLPack export cannot be used (the message says why)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Exported:
     pointer: int                   # the first element's address (data + byte_offset)
     shape: tuple

@@ -7,8 +7,10 @@ assignment; the per-thread analysis (analyzer/facts) reads them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
+
+from .records import record
 
 
 class OpClass(Enum):
@@ -21,7 +23,7 @@ class OpClass(Enum):
                                          # must be uniform (LANGUAGE §9.7)
 
 
-@dataclass
+@record
 class OpInfo:
     cls: OpClass
     name: str

@@ -4,10 +4,10 @@ PTX ISA the build writes: the project's one table of targets. The checker's reso
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from .records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     shared_per_block: int      # bytes one CTA may use (opt-in maximum, static + dynamic)
     shared_per_sm: int         # bytes per SM

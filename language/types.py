@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Union
+
+from .records import record
 
 SCALAR_NAMES = ("bool", "i8", "u8", "i32", "i64", "f16", "bf16", "f32", "f64")
 INT_NAMES = ("i8", "u8", "i32", "i64")
@@ -31,7 +33,7 @@ NUMPY_NAMES = {"bool": "bool", "i8": "int8", "u8": "uint8", "i32": "int32", "i64
 _WIDTH = {name: 8 * n for name, n in BYTES.items() if name != "bool"}     # bits
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Scalar:
     name: str
     # What the name says, computed once: the semantic pass asks these of every operand.
@@ -58,7 +60,7 @@ class Scalar:
         return self.name
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Run:
     elem: Scalar
     n: int
@@ -70,7 +72,7 @@ class Run:
 Extent = Union[int, str]   # a static extent, or the name of a runtime one
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tile:
     """A tile-valued expression: a tile variable, a slice (a view of a tensor or tile), or the
     result of a sweep or tile built-in. ``buffer`` names the memory behind a view, else None."""
@@ -87,7 +89,7 @@ class Tile:
         return f"tile<{self.elem}>[{', '.join(str(d) for d in self.shape)}]"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Tensor:
     elem: Scalar
     shape: tuple[Extent, ...]
@@ -96,13 +98,13 @@ class Tensor:
         return f"tensor<{self.elem}>[{', '.join(str(d) for d in self.shape)}]"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Void:
     def __str__(self) -> str:
         return "nothing"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ErrorType:
     def __str__(self) -> str:
         return "<error>"

@@ -27,6 +27,7 @@ from ..language.types import F32, I32, Scalar, Tile, settle
 from . import collectives as C
 from . import intrinsics as K
 from ..analyzer.checked import statement_key
+from ..analyzer.syntax import ast as A
 from .errors import LoweringError
 from .ltypes import I32T, I64, SHARED, arith_type, const, scalar_ir
 from .memory import MemRef, Term, scale
@@ -64,9 +65,15 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
         return ref, False
     t = em.type_of(node)
     el = settle(t.elem)
+    # a view or tile read as it is (no conversion): copied in 16-byte chunks where it can be
+    src = None
+    if isinstance(node, (A.Name, A.Index)) and id(node) not in sw.subst:
+        src = sw.leaves.get(id(node))
     if transposed and k_major:                  # the same bytes as the plan's transposed copy
         temp = tl.scratch(Tile(el, tuple(t.shape)), ("copy", id(node)))
-        tl.linear(list(t.shape), lambda c: tl.store(temp, c, em.to(tl.value_at(sw, node, c), el).v))
+        sweep = lambda: tl.linear(list(t.shape), lambda c: tl.store(temp, c, em.to(tl.value_at(sw, node, c), el).v))  # noqa: E731
+        if src is None or not tl.copy_chunks(temp, src, sweep):      # 16-byte chunks (tiles.py)
+            sweep()
         return MemRef(temp.ptr, temp.elem, [temp.axes[1], temp.axes[0]], [], SHARED, buffer=temp.buffer), True
     shape = list(t.shape)[::-1] if transposed else list(t.shape)
     # (a transposed copy's padding, where the plan pads it, is for the [N, K] layout above)
@@ -75,7 +82,8 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
     def copy(coords):
         at = coords[::-1] if transposed else coords
         tl.store(temp, coords, em.to(tl.value_at(sw, node, at), el).v)
-    tl.linear(shape, copy)
+    if transposed or src is None or not tl.copy_chunks(temp, src, lambda: tl.linear(shape, copy)):
+        tl.linear(shape, copy)
     return temp, True
 
 

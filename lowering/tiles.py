@@ -46,7 +46,8 @@ from . import intrinsics as K
 from .align import twos_of_int
 from .errors import LoweringError, Unsupported
 from .ltypes import BYTES, I32T, I64, SHARED, arith_type, const
-from .memory import MemRef, Term, scale
+from .memory import MemRef, Term, alignment as _align, scale
+from .mma import rows_aligned as _rows_aligned
 from .tile_ops import PRODUCE
 
 ELEMENTWISE_CALLS = ("where", "tmax", "tril", "transpose") + TILE_MATH
@@ -137,8 +138,94 @@ class TileLowering:
             PRODUCE[sw.fused.func](self, sw, sw.fused, lambda coords, v: self.store_out(sw, coords, v))
             return
         shared_only = all(r.space == SHARED for r in [target, *sw.leaves.values(), *sw.subst.values()])
-        self.linear(target.shape, lambda c: self.store_out(sw, c),
-                    SWEEP_UNROLL_SHARED if shared_only else SWEEP_UNROLL)
+        sweep = lambda: self.linear(target.shape, lambda c: self.store_out(sw, c),   # noqa: E731
+                                    SWEEP_UNROLL_SHARED if shared_only else SWEEP_UNROLL)
+        if not self.vector_copy(sw, value, sweep):
+            sweep()
+
+    # ================================================================ 16-byte copies
+    def vector_copy(self, sw: Sweep, value, sweep) -> bool:
+        """``tile = view`` of a 2-D global view into a shared tile of the same element type in
+        16-byte pieces: each thread copies whole 16-byte chunks of a row (``ld.global.v4`` +
+        ``st.shared.v4``) where the tile's rows and the view's rows and origin are 16-byte aligned.
+        What the alignment of the view depends on at run time (its row stride, its origin) is
+        tested once, uniformly, and the element sweep ``sweep`` runs where it fails. A chunk the
+        bounds of §7 cut (its first or last element outside the tensor) is 16 bytes of zeros,
+        then, where its first element is inside, its elements copied one by one, masked. False:
+        not such a copy (the caller sweeps)."""
+        src = sw.leaves.get(id(value))
+        if sw.op != "=" or sw.subst or src is None or not isinstance(value, (A.Name, A.Index)):
+            return False
+        return self.copy_chunks(sw.target, src, sweep)
+
+    def copy_chunks(self, target: MemRef, src: MemRef, sweep) -> bool:
+        """``target = src`` in 16-byte chunks where vector_copy's conditions hold (True), else
+        nothing (False)."""
+        em, b = self.em, self.b
+        shape = target.shape
+        elem = target.elem
+        if (target.space != SHARED or src.space == SHARED or src.elem != elem or elem.name == "bool"
+                or len(shape) != 2 or not all(isinstance(d, int) for d in shape) or target.masked
+                or len(src.axes) != 2 or list(src.shape) != list(shape)):
+            return False
+        es = BYTES[elem.name]
+        vec = 16 // es
+        if es > 16 or shape[1] % vec or not _rows_aligned(target, es):
+            return False
+        if not (isinstance(src.axes[1].stride.value, int) and src.axes[1].stride.value == 1):
+            return False
+        # what is not proven 16-byte aligned from the trailing zero bits is tested once: the row
+        # stride and each term of the origin (each, not their sum: the column's origin itself
+        # aligned puts every chunk wholly before 0, or from it, along the row)
+        tests = []
+        stride = src.axes[0].stride
+        if _align(es, stride.twos) < 16:
+            tests.append(em.addr.value(stride.value))
+        for t in src.offset:
+            if _align(es, t.twos) < 16:
+                tests.append(em.addr.value(t.value))
+        chunk = ir.VectorType(I32T, 4)
+
+        def one(coords):
+            r, q = coords
+            c = b.mul(q, ir.Constant(I32T, vec))
+            last = b.add(c, ir.Constant(I32T, vec - 1))
+            m1, m2 = self.mask(src, [r, c]), self.mask(src, [r, last])
+            ok = m1 if m2 is None else m2 if m1 is None else b.and_(m1, m2)
+
+            def whole():
+                sp, _ = self.element_ptr(src, [r, c])
+                dp, _ = self.element_ptr(target, [r, c])
+                b.store(b.load(sp, align=16, typ=chunk), dp, align=16)
+            if ok is None:
+                whole()
+                return
+            with b.if_else(ok) as (then, otherwise):
+                with then:
+                    whole()
+                with otherwise:                  # a chunk outside the tensor or across its edge
+                    dp, _ = self.element_ptr(target, [r, c])
+                    b.store(ir.Constant(chunk, None), dp, align=16)                # zeros in (§7)
+                    with b.if_then(m1 if m1 is not None else ir.Constant(ir.IntType(1), 1)):
+                        for i in range(vec):
+                            at = [r, b.add(c, ir.Constant(I32T, i))]
+                            self.store(target, at, self.load(src, at))
+
+        def vectorized():
+            self.linear([shape[0], shape[1] // vec], one)
+        if not tests:
+            vectorized()
+            return True
+        bits = None
+        for v in tests:
+            bits = v if bits is None else b.or_(bits, v)
+        aligned = b.icmp_unsigned("==", b.and_(bits, ir.Constant(I64, vec - 1)), ir.Constant(I64, 0))
+        with b.if_else(aligned) as (then, otherwise):    # uniform: the same in every thread
+            with then:
+                vectorized()
+            with otherwise:
+                sweep()
+        return True
 
     # ================================================================ planning
     def prepare(self, sw: Sweep, node, early: dict | None = None) -> None:

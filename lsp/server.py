@@ -17,6 +17,7 @@ it (`[tool.phobos]`, cli/config.py). The client's ``initializationOptions`` add 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 import threading
@@ -91,8 +92,23 @@ class PhobosServer(LanguageServer):
         self.documents: dict[str, Document] = {}
         self.settings = Settings()
         self.problems: set[str] = set()
+        self._gc_holds = 0              # checks between their start and their publishing
 
     # ---- checking
+    def _hold_gc(self) -> None:
+        """Collect no garbage from a check's start until its diagnostics are out: the checker
+        pauses the collector while it builds its trees, and the collection of all it built that
+        would follow (milliseconds) then runs after publishing instead of before."""
+        if self._gc_holds == 0:
+            self._gc_was_enabled = gc.isenabled()
+            gc.disable()
+        self._gc_holds += 1
+
+    def _release_gc(self) -> None:
+        self._gc_holds -= 1
+        if self._gc_holds == 0 and self._gc_was_enabled:
+            gc.enable()
+
     @property
     def encoding(self) -> str:
         chosen = getattr(self.workspace, "position_encoding", None) if self._workspace_ready() else None
@@ -122,23 +138,32 @@ class PhobosServer(LanguageServer):
                 await asyncio.wait({doc.running})
             if doc.generation != generation or self.documents.get(doc.uri) is not doc:
                 return                          # a later change has its own check coming
-            text = self.workspace.get_text_document(doc.uri).source
-            loop = asyncio.get_running_loop()
-            settings = self.settings
-            doc.running = _in_thread(loop, features.check_text, text, doc.path, doc.uri, generation,
-                                     settings.arch, settings.defines, self.encoding)
-            checked = await doc.running
-            if doc.generation != generation or self.documents.get(doc.uri) is not doc:
-                return                          # changed while checking: never publish a stale result
-            doc.checked = checked
-            doc.fresh.set()
-            if checked.problem is not None and checked.problem not in self.problems:
-                self.problems.add(checked.problem)        # said once, not at every keystroke
-                self._warn(checked.problem)
-            self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
-                doc.uri, [lsp for _, lsp in checked.published], doc.version))
+            self._hold_gc()
+            try:
+                await self._check_and_publish(doc, generation)
+            finally:
+                self._release_gc()
         except Exception:   # noqa: BLE001 - the server outlives any one check
             log.error("cannot check %s:\n%s", doc.uri, traceback.format_exc())
+
+    async def _check_and_publish(self, doc: Document, generation: int) -> None:
+        text = self.workspace.get_text_document(doc.uri).source
+        loop = asyncio.get_running_loop()
+        settings = self.settings
+        doc.running = _in_thread(loop, features.check_text, text, doc.path, doc.uri, generation,
+                                 settings.arch, settings.defines, self.encoding)
+        checked = await doc.running
+        if doc.generation != generation or self.documents.get(doc.uri) is not doc:
+            return                          # changed while checking: never publish a stale result
+        # the previous check is freed after publishing (a whole tree: about a millisecond)
+        previous, doc.checked = doc.checked, checked
+        doc.fresh.set()
+        if checked.problem is not None and checked.problem not in self.problems:
+            self.problems.add(checked.problem)        # said once, not at every keystroke
+            self._warn(checked.problem)
+        self.text_document_publish_diagnostics(T.PublishDiagnosticsParams(
+            doc.uri, [lsp for _, lsp in checked.published], doc.version))
+        del previous
 
     def closed(self, uri: str) -> None:
         doc = self.documents.pop(uri, None)

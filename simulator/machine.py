@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_right
-from dataclasses import dataclass
 
 import numpy as np
 
+from ..language.records import record
 from ..language.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..language.types import Run, Scalar, Tensor, Tile
@@ -39,7 +39,7 @@ DEFAULT_MAX_LOOP_ITERATIONS = 250_000
 DEFAULT_MAX_STEPS = 100_000_000
 
 
-@dataclass
+@record
 class Options:
     max_loop_iterations: int = DEFAULT_MAX_LOOP_ITERATIONS
     max_steps: int = DEFAULT_MAX_STEPS

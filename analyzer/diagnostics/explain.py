@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import field
 from importlib import resources
 
+from ...language.records import record
 from ..lints.registry import explain_text as lint_docstring
 from ..rules.registry import explain_text as rule_docstring
 from .codes import CODES
@@ -58,7 +59,7 @@ def explain_text(code: str) -> str | None:
     return title if body is None else f"{title}\n\n{body.strip()}"
 
 
-@dataclass
+@record
 class Section:
     heading: str                 # "What it flags", "Example (rejected)", "Run", "Fix", ...
     parts: list[tuple[str, str]] = field(default_factory=list)
@@ -73,7 +74,7 @@ class Section:
         return [body for kind, body in self.parts if kind == "code"]
 
 
-@dataclass
+@record
 class Page:
     code: str
     title: str                   # the first line: "PHxxx name: meaning"

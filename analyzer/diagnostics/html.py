@@ -18,9 +18,10 @@ inside it; all source text is escaped.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
+from ...language.records import record
 from .kinds_text import KIND_MEANINGS
 from .model import Diagnostic, Label, Span
 from .text import printable, split_lines
@@ -57,7 +58,7 @@ class StatementControl(NamedTuple):
     chain: tuple[Label, ...] = ()
 
 
-@dataclass
+@record
 class PageFile:
     """What the page shows of one checked file."""
 

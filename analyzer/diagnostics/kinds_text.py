@@ -10,8 +10,8 @@ per call site (``calls`` says which); the listing merges them when they agree.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from ...language.records import record
 from .model import Label, Span
 from .text import printable, render_block, split_lines
 
@@ -25,7 +25,7 @@ ANNOTATION = "// "          # the badge looks like a Phobos line comment
 ALIGN_CAP = 80               # badges line up at the widest annotated line, up to this column
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BindingKind:
     """One `let`, `var` or loop binding of a checked kernel, in one instance of its body."""
 

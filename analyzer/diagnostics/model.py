@@ -6,9 +6,10 @@ Only the renderers (``text``, ``json_format``) turn it into characters. Lines an
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
+from ...language.records import record
 from .codes import code_name
 
 ERROR = "error"
@@ -33,7 +34,7 @@ class Span(NamedTuple):
         return f"{self.line}:{self.column}-{self.end_line}:{self.end_column}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Label:
     """A located step of explanation (one entry of a diagnostic's chain)."""
 
@@ -41,13 +42,13 @@ class Label:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SpecRef:
     page: str
     section: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Edit:
     """Replace the text from (line, column) to (end_line, end_column), exclusive, with ``text``
     (an insertion when the two ends meet). Lines and columns as in spans: 1-based code points."""
@@ -59,7 +60,7 @@ class Edit:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fix:
     """A machine-applicable fix: edits that are certain to be what the diagnostic asks for, applied
     together (``phobos-check --fix``, JSON and SARIF ``fixes``, the language server's code
@@ -69,7 +70,7 @@ class Fix:
     edits: tuple[Edit, ...] = ()
 
 
-@dataclass
+@record
 class Diagnostic:
     code: str
     message: str

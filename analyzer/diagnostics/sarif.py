@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ...language.records import record
 from .codes import CODES
 from .model import Diagnostic, Span
 
@@ -28,7 +28,7 @@ TOOL_NAME = "phobos-check"
 LEVELS = {"error": "error", "warning": "warning", "note": "note"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleInfo:
     """What SARIF says about one rule: from ``analyzer.rules.registry`` for the PH3xx rules."""
 

@@ -15,16 +15,16 @@ left out of the excerpt, and the first line still names its position.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
+from ...language.records import record
 from .model import Diagnostic, Label, Span
 
 PRIMARY_MARK = "^"
 CHAIN_MARK = "-"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Mark:
     line: int
     padding: str      # what goes between the gutter and the first marker

@@ -21,15 +21,16 @@ their chains.
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import islice
 
+from ...language.records import record
 from ...language.ops import OpClass
 from .schema import UNIFORM
 from .paths import unsynced_paths
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Derived:
     kind: dict = field(default_factory=dict)         # node key -> kind (absent: uniform)
     prov: dict = field(default_factory=dict)         # node key -> (source key, reason)

@@ -192,7 +192,7 @@ def _warp_form(e) -> str | None:
     return None
 
 
-def _subexprs(e):
+def subexprs(e):
     """``e`` and every node below it (statements and expressions; not type annotations)."""
     stack = [e]
     while stack:
@@ -218,7 +218,7 @@ def warp_index_note(facts, key) -> str | None:
         expr = getattr(values[v], "expr", None) if isinstance(v, int) else None
         if expr is None:
             continue
-        for sub in _subexprs(expr):
+        for sub in subexprs(expr):
             form = _warp_form(sub)
             if form is not None:
                 return (f"`{_text(sub)}` is the same in every lane of a warp, but the rules judge an expression "
@@ -376,14 +376,17 @@ ONCE_PER_CTA = set(ATOMICS) | {"load_acquire", "store_release"}
 
 def _call_of(op):
     """The atomic, acquire or release call ``op`` stands for."""
-    return next((e for e in _subexprs(op.ast) if isinstance(e, A.Call) and e.func == op.name and e.args), None)
+    return next((e for e in subexprs(op.ast) if isinstance(e, A.Call) and e.func == op.name and e.args), None)
 
 
 def _per_element_loop(op, call) -> str | None:
     """`atomic_add(H[b], v)` with a per-thread `b` written as a loop over `H`'s elements:
     `for e in range(0, N) { atomic_add(H[e], sum<over ctx.thread>(where(b == e, v, 0.0))) }`
-    (a one-axis tensor and `atomic_add` only: the other atomics have no neutral value to give)."""
+    (a one-axis tensor and `atomic_add` only: the other atomics have no neutral value to give; and
+    only for a call that stands as a statement: the loop has no value to give in its place)."""
     target = call.args[0]
+    if id(call) not in op.inst.statement_calls:
+        return None
     if op.name != "atomic_add" or len(call.args) != 2 or not isinstance(target, A.Index) \
             or not isinstance(target.base, A.Name) or len(target.subs) != 1 or not isinstance(target.subs[0], A.Point):
         return None
@@ -434,8 +437,8 @@ def once_per_cta_fix(op, expr, index_varies: bool = False) -> str:
         if op.name not in ATOMICS:
             return f"{once}: give it an element the whole CTA agrees on (`ctx.block`, parameters, constants)"
         return (f"{once}: give it an element the whole CTA agrees on; to count per-thread values "
-                "(a histogram), total each element's share first, e.g. for each bin `b`: "
-                "`atomic_add(H[b], sum<over ctx.thread>(where(bin == b, 1, 0)))`")
+                "(a histogram), total each element's share first in a loop over the elements "
+                "(phobos-check --explain PH302 shows one)")
     if op.name in ("atomic_add", "atomic_max", "atomic_min"):
         fold = "sum" if op.name == "atomic_add" else op.name.removeprefix("atomic_")
         return (f"{once}: combine the threads' values first: "

@@ -49,14 +49,16 @@ from ...language.types import BYTES, Scalar
 RLIMIT = 2_000_000       # z3 resource units per question: fixed, so verdicts are reproducible
 MAX_DEPTH = 24           # how deep `let` initializers and arguments are substituted
 
-# The budget of one kernel, in z3's resource units (about a microsecond each on the test machine,
-# at worst): BUDGET_BASE, plus BUDGET_PER_SIZE for each expression and declaration of the
+# The budget of one kernel, in z3's resource units (2 to 5 microseconds of CPU each on the 2-core
+# development machine, counting the Python that builds the questions): BUDGET_BASE, plus BUDGET_PER_SIZE for each expression and declaration of the
 # kernel's own body (its calls count as the call expressions, not as the functions' bodies, so
 # that a function called from many places or many kernels does not multiply the work), at most
-# BUDGET_MAX. A file's total is then at most in proportion to its size. docs/limitations.md.
+# BUDGET_MAX. A file's total is then at most in proportion to its size. BUDGET_MAX keeps a kernel of
+# 100 KB (n stores and n reads in one loop, benchmarks/hostile.py) near 16 s of CPU in all: with
+# 20 million it took over 90 s. docs/limitations.md.
 BUDGET_BASE = 100_000
 BUDGET_PER_SIZE = 1_000
-BUDGET_MAX = 20_000_000
+BUDGET_MAX = 2_000_000
 DECISION_COST = 200      # units charged per branch decision translated for a question
 NODE_COST = 100          # units charged per node of a segment told to z3 as a flow
 
@@ -109,6 +111,8 @@ class PathQuestions:
         self._answers: dict = {}        # formula key -> (feasible, undecided)
         self._symbols: dict = {}        # key -> (z3 symbol, range constraint)
         self._segments: dict = {}       # (start, exits, removed) -> (forced decisions, cycling loops)
+        self._sink_trees: dict = {}     # (exits, removed, within) -> SinkTree
+        self._blocked_set = None        # the barrier nodes
         self._guards: dict = {}         # store node -> the decisions that dominate it
         self._decisions: dict = {}      # condition node -> (term or None, fresh symbols, ranges)
         self._loop_seen = False         # a translation read a loop's iteration (frame-dependent)
@@ -144,8 +148,9 @@ class PathQuestions:
     def feasible(self, store: int, read: int, carrier, segments) -> tuple[bool, object]:
         """May a barrier-free path from ``store`` to ``read`` be taken? ``carrier``: None for a
         direct path, else the Loop whose back edge it crosses; ``segments``: the path's segments
-        in the graph without barriers, each (start, exits, nodes, removed back edges), the
-        exits (node, label of the edge it leaves by) (paths.py computes them), or a callable
+        in the graph without barriers, each (start, exits, nodes, removed back edges[, within:
+        see _segment]), the exits (node, label of the edge it leaves by) (paths.py computes them),
+        or a callable
         that returns them (not called once the budget is spent). Returns (feasible,
         undecided): undecided is False, LIMIT or BUDGET."""
         if self.exhausted:
@@ -213,24 +218,44 @@ class PathQuestions:
                 return True, BUDGET
         # then the whole of it: some path through each segment, every branch it takes with its
         # condition (two ways round a barrier, each infeasible on its own)
-        if not self._charge(NODE_COST * sum(len(nodes) for _s, _e, nodes, _r in segments)):
+        if not self._charge(NODE_COST * sum(len(seg[2]) for seg in segments)):
             return True, BUDGET
         flows = []
-        for tag, ((start, exits, nodes, removed), frame) in enumerate(zip(segments, frames)):
+        for tag, ((start, exits, nodes, removed, *_whole), frame) in enumerate(zip(segments, frames)):
             flows += self._flow(tag, start, exits, nodes, removed, frame)
         if not flows:
             return True, unsure
         return self._cached(forced + flows)
 
-    def _segment(self, start, exits, nodes, removed) -> tuple[list, frozenset]:
+    def _segment(self, start, exits, nodes, removed, within: range | None = None) -> tuple[list, frozenset]:
         """What a segment needs beyond its flow, made once per segment (a store's segment to a
         loop's latch repeats for every read after the loop's header): the decisions every path
-        through it takes, and the loops it may go round."""
+        through it takes, and the loops it may go round. ``within`` (a range of nodes): ``nodes``
+        are every node (barriers left out) that ``start`` reaches and that reaches the exits,
+        without the back edges of ``removed``, and lie in it; then the decisions come from the
+        exits' postdominator tree within it, made once for all the starts that share the exits
+        (the stores before one loop's latches)."""
         key = (start, tuple(exits), removed)
         got = self._segments.get(key)
         if got is None:
-            got = self._segments[key] = (_forced(self.cfg, start, exits, nodes, removed),
-                                         frozenset(_cycling_loops(self.cfg, nodes, removed)))
+            forced = None
+            if within is not None and start not in self._blocked():
+                forced = self._sink_tree(tuple(exits), removed, within).forced(start)
+            if forced is None:
+                forced = _forced(self.cfg, start, exits, nodes, removed)
+            got = self._segments[key] = (forced, frozenset(_cycling_loops(self.cfg, nodes, removed)))
+        return got
+
+    def _blocked(self) -> set:
+        if self._blocked_set is None:
+            self._blocked_set = set(self.facts.barriers)
+        return self._blocked_set
+
+    def _sink_tree(self, exits: tuple, removed, within: range):
+        key = (exits, removed, within)
+        got = self._sink_trees.get(key)
+        if got is None:
+            got = self._sink_trees[key] = SinkTree(self.cfg, self._blocked(), exits, removed, within)
         return got
 
     def _cached(self, constraints) -> tuple[bool, object]:
@@ -745,6 +770,106 @@ def _cycling_loops(cfg, nodes, removed) -> set:
                 out.add(loop.id)
                 break
     return out
+
+
+class SinkTree:
+    """The postdominator tree of a virtual sink after ``exits`` in the graph without barriers
+    and without the back edges of ``removed``, over the nodes in ``within`` (a loop's nodes)
+    that reach an exit: what every path
+    from a node to the sink passes, for ``_forced``'s answer at any start (made once, in time
+    linear in those nodes, rather than one dominator tree per start)."""
+
+    SINK = -1
+
+    def __init__(self, cfg, blocked: set, exits: tuple, removed, within: range):
+        self.cfg = cfg
+        succ, pred = cfg.graph.succ, cfg.graph.pred
+        sink = self.SINK
+        exit_taken: dict = {}
+        for e, taken in exits:
+            if e not in blocked and e in within:
+                exit_taken.setdefault(e, taken)
+        # the nodes that reach an exit
+        inside = set(exit_taken)
+        stack = list(exit_taken)
+        while stack:
+            n = stack.pop()
+            for m, d in pred[n].items():
+                if m in inside or m in blocked or m not in within or d.get("back") in removed:
+                    continue
+                inside.add(m)
+                stack.append(m)
+        # each node's ways out within them, as (successor, label): the reverse graph's edges
+        outs: dict = {}
+        for n in inside:
+            got = outs[n] = [(m, d.get("taken")) for m, d in succ[n].items()
+                             if m in inside and d.get("back") not in removed]
+            if n in exit_taken:
+                got.append((sink, exit_taken[n]))
+        self.outs = outs
+        # postorder of the reverse graph from the sink (iterative DFS)
+        rpred: dict = {sink: list(exit_taken)}
+        order: list = []
+        seen = {sink}
+        stack = [(sink, iter(rpred[sink]))]
+        while stack:
+            n, it = stack[-1]
+            for m in it:
+                if m not in seen:
+                    seen.add(m)
+                    stack.append((m, iter([p for p, d in pred[m].items() if p in inside
+                                            and d.get("back") not in removed])))
+                    break
+            else:
+                stack.pop()
+                order.append(n)
+        index = {n: k for k, n in enumerate(order)}
+        ipdom = {sink: sink}
+        changed = True
+        while changed:                        # Cooper, Harvey and Kennedy's iteration
+            changed = False
+            for n in reversed(order):
+                if n == sink:
+                    continue
+                new = None
+                for m, _taken in outs[n]:
+                    if m not in ipdom:
+                        continue
+                    if new is None:
+                        new = m
+                        continue
+                    a, b = m, new
+                    while a != b:
+                        while index[a] < index[b]:
+                            a = ipdom[a]
+                        while index[b] < index[a]:
+                            b = ipdom[b]
+                    new = a
+                if new is not None and ipdom.get(n) != new:
+                    ipdom[n] = new
+                    changed = True
+        self.ipdom = ipdom
+        self.memo: dict = {}
+
+    def forced(self, start: int) -> list | None:
+        """``_forced(start, ..)``: the decisions on ``start``'s postdominator chain left with
+        one way out, the one nearest the sink first."""
+        ipdom, memo, sink = self.ipdom, self.memo, self.SINK
+        if start not in ipdom:
+            return None                 # not within: the caller asks _forced
+        chain = []
+        x = start
+        while x != sink and x not in memo:
+            chain.append(x)
+            x = ipdom[x]
+        got = memo.get(x, [])
+        sites = self.cfg.sites
+        for x in reversed(chain):
+            outs = self.outs[x]
+            if sites[x].kind == COND and len(outs) == 1 and outs[0][1] is not None:
+                got = got + [(x, outs[0][1])]
+            memo[x] = got
+        return list(got)
 
 
 def _forced(cfg, start: int, exits, nodes, removed) -> list:

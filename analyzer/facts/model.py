@@ -4,13 +4,14 @@ derivation and the rules share (schema.py lists every relation and what it means
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ...language.records import record
 from ..cfg import KernelCFG
 from .atoms import atoms
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Value:
     """An expression whose kind matters, at the CFG node that evaluates it."""
 
@@ -20,7 +21,7 @@ class Value:
     inst: object
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Op:
     id: int
     node: int
@@ -32,7 +33,7 @@ class Op:
     statement_level: bool
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Store:
     node: int
     buf: str
@@ -73,7 +74,7 @@ class RaiseFacts:
         self.groups.clear()
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Facts:
     cfg: KernelCFG
     values: list[Value] = field(default_factory=list)

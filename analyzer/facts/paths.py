@@ -125,6 +125,7 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
         among = reached | set(stores_at)
         reach_of: dict = {}                    # (store node, removed loops) -> nodes it reaches
         headers: dict = {}                     # (loop id, cut) -> nodes its header reaches inside it
+        to_latch: dict = {}                    # (store node, loop id, cut) -> nodes from it to the latches
         for r in candidates:
             to_r: dict = {}                    # (loop id, cut) -> nodes from the header to r
             sources = sorted(n for n in walks.backward([r], (), among) if n in stores_at and n != r)
@@ -136,7 +137,7 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
                         got = reach_of[(s, removed)] = walks.forward([s], frozenset(removed))
                     return got
                 common = _common(sites[s].loops, sites[r].loops)
-                for carrier, segments in _paths(walks, cfg, s, r, common, reach, headers, to_r):
+                for carrier, segments in _paths(walks, cfg, s, r, common, reach, headers, to_r, to_latch):
                     if questions is None:
                         questions = PathQuestions(facts)
                     feasible, undecided = questions.feasible(s, r, carrier, segments)
@@ -156,17 +157,21 @@ def unsynced_paths(facts, derived) -> tuple[list, list]:
     return out, dropped
 
 
-def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach, headers: dict, to_r: dict):
+def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach, headers: dict, to_r: dict, to_latch: dict):
     """The kinds of barrier-free path from ``s`` to ``r`` that reachability finds, in the order
-    they are reported: (carrying Loop or None, segments), each segment (start, exits, nodes,
-    removed loops) for feasible.py. ``headers`` and ``to_r`` keep the walks that do not depend on
-    ``s`` (from a loop's header; from it to ``r``), made once rather than once per store."""
+    they are reported: (carrying Loop or None, segments), the segments a callable (feasible.py
+    calls it only while the kernel's z3 budget lasts) that returns them, each (start, exits,
+    nodes, removed loops). ``headers`` and ``to_r`` keep the walks that do not depend on ``s``
+    (from a loop's header; from it to ``r``), made once rather than once per store, and
+    ``to_latch`` those that do not depend on ``r`` (from ``s`` to a loop's latches)."""
     loops = cfg.loops
     removed = tuple(common)
     direct = reach(removed)
     if r in direct:
-        nodes = walks.backward([r], frozenset(removed), direct | {s})
-        yield None, [(s, [(r, None)], nodes, frozenset(removed))]
+        def direct_segments():
+            nodes = walks.backward([r], frozenset(removed), direct | {s})
+            return [(s, [(r, None)], nodes, frozenset(removed))]
+        yield None, direct_segments
     for m in range(len(common) - 1, -1, -1):
         loop = loops[common[m]]
         cut = frozenset(common[: m + 1])
@@ -181,13 +186,17 @@ def _paths(walks: Walks, cfg, s: int, r: int, common: tuple, reach, headers: dic
             from_header = headers[key] = walks.forward([loop.header], cut, inside) | {loop.header}
         if r not in from_header:
             continue
-        succ = cfg.graph.succ
-        exits = [(l, succ[l][loop.header].get("taken")) for l in latches]
-        nodes_a = walks.backward(latches, cut, from_s)
-        nodes_b = to_r.get(key)
-        if nodes_b is None:
-            nodes_b = to_r[key] = walks.backward([r], cut, from_header)
-        yield loop, [(s, exits, nodes_a, cut), (loop.header, [(r, None)], nodes_b, cut)]
+        def carried_segments(loop=loop, cut=cut, key=key, latches=latches, from_s=from_s, from_header=from_header):
+            succ = cfg.graph.succ
+            exits = [(l, succ[l][loop.header].get("taken")) for l in latches]
+            nodes_a = to_latch.get((s, key))
+            if nodes_a is None:
+                nodes_a = to_latch[(s, key)] = walks.backward(latches, cut, from_s)
+            nodes_b = to_r.get(key)
+            if nodes_b is None:
+                nodes_b = to_r[key] = walks.backward([r], cut, from_header)
+            return [(s, exits, nodes_a, cut, range(loop.first, loop.end)), (loop.header, [(r, None)], nodes_b, cut)]
+        yield loop, carried_segments
 
 
 def _common(a: tuple, b: tuple) -> tuple:

@@ -10,10 +10,10 @@ or a tile's unique name; views name the buffer behind them). Kinds are 0 uniform
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ...language.records import record
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Relation:
     name: str
     columns: tuple[str, ...]

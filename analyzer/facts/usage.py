@@ -15,12 +15,13 @@ assigns to (`x = e`, `x += e`) is not a read (DESIGN.md: a compound assignment a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ...language.records import record
 from ..syntax import ast as A
 
 
-@dataclass
+@record
 class Usage:
     read: set = field(default_factory=set)          # uids of bindings some expression reads
     assigned: set = field(default_factory=set)      # uids assigned by a statement after their declaration
@@ -40,6 +41,18 @@ def bodies(semantics) -> list:
 
 
 def binding_usage(inst) -> Usage:
+    """The usage of ``inst``'s bindings, found once per instance (PH501 and PH502 both ask; the
+    instance is not changed after the semantic pass, and the lints only read the sets)."""
+    memo = getattr(inst, "__dict__", None)
+    if memo is None:                     # (a slotted instance: found each time)
+        return _binding_usage(inst)
+    got = memo.get("_binding_usage")
+    if got is None:
+        got = memo["_binding_usage"] = _binding_usage(inst)
+    return got
+
+
+def _binding_usage(inst) -> Usage:
     usage = Usage()
     resolution = inst.resolution
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 from pathlib import Path
 
+from ...language.records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Lint:
     code: str
     name: str
@@ -24,7 +26,7 @@ class Lint:
     severity: str = "warning"
 
 
-@dataclass
+@record
 class Subject:
     """What a lint queries: the program's semantic records and each kernel's facts."""
 

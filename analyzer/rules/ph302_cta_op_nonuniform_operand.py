@@ -42,6 +42,7 @@ The example, fixed:
 from __future__ import annotations
 
 from ..diagnostics.model import Diagnostic, SpecRef
+from ..facts.explain import subexprs
 from ..facts.explain import ONCE_PER_CTA, index_varies, chain_labels, chain_notes, inlined_steps, once_per_cta_fix, source_text as show
 from ..facts.schema import UNIFORM, VARYING
 from ...language.ops import OpClass
@@ -83,8 +84,7 @@ def diagnose(match) -> Diagnostic:
     labels += inlined_steps(op.inst, labels)
     per_thread = any(w in text for w in ("ctx.thread", "ctx.lane", "ctx.warp"))
     fix = (once_per_cta_fix(op, expr, index_varies(facts, op)) if op.name in ONCE_PER_CTA else
-           "give the slice uniform offsets, or read one element per thread with a point "
-           "subscript such as `A[i, j]`" if op.name == "slice" else
+           _slice_fix(op, expr) if op.name == "slice" else
            f"`{op.name}` runs once for the CTA: give it a value the whole CTA shares (`ctx.block`, "
            "parameters, constants), or combine the threads' values first with `op<over ctx.thread>(..)`"
            if per_thread else
@@ -93,3 +93,18 @@ def diagnose(match) -> Diagnostic:
                       label=f"differs between {between}, but `{op.name}` runs once for the whole CTA",
                       chain=labels, notes=chain_notes(facts, ("v", v)), help=fix, spec=SpecRef(SPEC_PAGE, RULE.section))
 
+
+
+
+def _slice_fix(op, expr) -> str:
+    """Help for a slice at a per-thread offset. A point subscript is no drop-in code here (it is
+    one element where the slice is a tile), so the help names the tensor and shows no code."""
+    inside = [e for e in subexprs(op.ast) if hasattr(e, "subs") and _contains(e.span, expr.span)]
+    name = f" of `{inside[-1].base.id}`" if inside and hasattr(inside[-1].base, "id") else ""
+    return ("give the slice uniform offsets, or have each thread read or store only its own element"
+            f"{name}, with a point subscript")
+
+
+def _contains(outer, inner) -> bool:
+    return (outer.line, outer.column) <= (inner.line, inner.column) and \
+        (inner.end_line, inner.end_column) <= (outer.end_line, outer.end_column)

@@ -8,14 +8,15 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from ...language.records import record
 
 SPEC_PAGE = "per-thread-values.md"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     code: str
     name: str

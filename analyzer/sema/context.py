@@ -13,9 +13,9 @@ fields by hand.
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import dataclass
 from itertools import count
 
+from ...language.records import record
 from ..diagnostics.model import ERROR as SEV_ERROR, Diagnostic, Span
 from ..syntax import ast as A
 from .helpers import constant_text
@@ -24,7 +24,7 @@ from ...language import literals
 from ...language.types import Type
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Body:
     """One kernel body, or one function body (inlined at a call, or checked on its own)."""
 

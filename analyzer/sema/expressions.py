@@ -357,7 +357,7 @@ class Expressions(Part):
         if run_ctx:
             if len(slice_axes) != 1:
                 self.cx.error("PH111", f"a run has exactly one slice axis, and this has {len(slice_axes)}", e.span,
-                           help="make the other subscripts points: `A[i, j :+ 4]`")
+                           help=f"make the other subscripts points, as in `{_one_slice_axis(e, lengths)}`")
                 return ERROR
             n = slice_axes[0]
             if isinstance(n, str) and self.body.generic:
@@ -612,3 +612,16 @@ def _literal_help(node, target: Scalar) -> str | None:
     if -2**63 <= v < 2**63:
         return f"compute in `i64`: `i64({text})`"
     return None
+
+
+def _one_slice_axis(e: A.Index, lengths: list) -> str:
+    """PH111's help: ``e`` with its last slice axis kept and each other one a point at its start."""
+    keep = max(i for i, ln in enumerate(lengths) if ln is not None)
+    subs = []
+    for i, (s, ln) in enumerate(zip(e.subs, lengths)):
+        if ln is None or i == keep:
+            subs.append(subscript(s))
+        else:
+            start = s.start if isinstance(s, A.SpanSub) else s.lo
+            subs.append(source_of(start) if start is not None else "0")
+    return f"{source_of(e.base)}[{', '.join(subs)}]"

@@ -3,8 +3,9 @@ resolves names in. See checker.py for the pass itself."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ...language.records import record
 from ..diagnostics.model import Span
 from ...language.ops import OpInfo
 from ..syntax import ast as A
@@ -31,7 +32,7 @@ MAX_INLINED_STATEMENTS = 20_000
 
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Binding:
     """A declared name. ``kind``: param, extent, const, let, var, loop, view, function-dim."""
 
@@ -50,7 +51,7 @@ class Binding:
         return isinstance(self.type, (Scalar, Run))
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Instance:
     """One body checked in one context: a kernel, or one inlined call of a function."""
 
@@ -70,6 +71,8 @@ class Instance:
     # id(tile value) -> {id(effect): [tile operations carried out just before it]} (evaluation.py):
     # only for the rare tile statements whose value has an effect after a tile operation
     early: dict = field(default_factory=dict)
+    # id(call) of the calls that stand as statements of their own (their value is not used)
+    statement_calls: set = field(default_factory=set)
 
     def tree(self):
         """This instance and every call inlined into it, at any depth (depth-first, the last
@@ -81,7 +84,7 @@ class Instance:
             stack.extend(inst.calls.values())
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class KernelInfo:
     kernel: A.Kernel
     instance: Instance
@@ -94,7 +97,7 @@ class KernelInfo:
     params: list[Binding] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class ProgramInfo:
     kernels: list[KernelInfo] = field(default_factory=list)
     functions: dict[str, A.Function] = field(default_factory=dict)

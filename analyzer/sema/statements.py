@@ -480,5 +480,6 @@ class Statements(Part):
             self.cx.error("PH116", "this expression does nothing: only a call can stand as a statement", e.span,
                        label="value unused", help="assign it (`let x = ..`) or remove it")
             return
+        self.body.inst.statement_calls.add(id(e))
         self.exprs.expr(e)
 

@@ -1,5 +1,8 @@
 """The Phobos abstract syntax tree: frozen dataclasses, each carrying its source span.
 
+``record`` makes them as ``@dataclass(frozen=True, slots=True)`` would, at a fraction of the
+start-up cost.
+
 Spans are excluded from equality, so two trees compare equal when they say the same thing,
 wherever it was written (the printer's round-trip test relies on this). Nodes are hashable by
 identity of content; analyses that need per-node tables key them by ``id(node)``.
@@ -7,9 +10,10 @@ identity of content; analyses that need per-node tables key them by ``id(node)``
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Union
 
+from ...language.records import record
 from ..diagnostics.model import Span
 
 NOSPAN = Span(0, 0, 0, 0)
@@ -22,13 +26,13 @@ def _span():
 # ---------------------------------------------------------------- types
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DimName:
     name: str
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class DimInt:
     value: int
     span: Span = _span()
@@ -37,7 +41,7 @@ class DimInt:
 Dim = Union[DimName, DimInt]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypeExpr:
     """A written type: ``kind`` is "scalar", "tensor" or "tile"; ``elem`` the scalar name."""
 
@@ -51,33 +55,33 @@ class TypeExpr:
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class IntLit:
     value: int
     text: str          # as written (hex kept), without a folded minus
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FloatLit:
     value: float
     text: str
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BoolLit:
     value: bool
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Name:
     id: str
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CtxPath:
     """``ctx.a.b``: ``path`` holds the fields after ``ctx`` (validated by semantics)."""
 
@@ -89,7 +93,7 @@ class CtxPath:
         return ".".join(("ctx",) + self.path)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Member:
     """``e.name`` where ``e`` is not ``ctx``: always an error, kept for a located message."""
 
@@ -98,14 +102,14 @@ class Member:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unary:
     op: str            # "-", "!", "~"
     operand: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Binary:
     op: str
     lhs: "Expr"
@@ -113,7 +117,7 @@ class Binary:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Call:
     func: str
     args: tuple["Expr", ...]
@@ -121,7 +125,7 @@ class Call:
     func_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class GenericCall:
     """``op<over ctx.lane>(x)`` (mode "over", ``param`` a CtxPath) or ``shfl<xor E>(v)``."""
 
@@ -133,13 +137,13 @@ class GenericCall:
     head_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Point:
     index: "Expr"
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Range:
     """``lo : hi``; ``lo`` None for ``:hi``, both None for ``:``."""
 
@@ -148,7 +152,7 @@ class Range:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SpanSub:
     """``start :+ length``."""
 
@@ -160,7 +164,7 @@ class SpanSub:
 Subscript = Union[Point, Range, SpanSub]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Index:
     base: "Expr"
     subs: tuple[Subscript, ...]
@@ -176,13 +180,13 @@ Expr = Union[IntLit, FloatLit, BoolLit, Name, CtxPath, Member, Unary, Binary, Ca
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Block:
     stmts: tuple["Stmt", ...]
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Let:
     name: str
     type: TypeExpr | None
@@ -191,7 +195,7 @@ class Let:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Var:
     name: str
     type: TypeExpr | None
@@ -200,7 +204,7 @@ class Var:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Assign:
     target: Expr       # Name or Index (validated by semantics)
     op: str            # "=", "+=", ...
@@ -208,7 +212,7 @@ class Assign:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class If:
     cond: Expr
     then: Block
@@ -216,7 +220,7 @@ class If:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class For:
     var: str
     range_name: str    # "range" when written correctly; kept to report anything else
@@ -229,30 +233,30 @@ class For:
     unroll_word: str = "unroll"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class While:
     cond: Expr
     body: Block
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Break:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Continue:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Return:
     value: Expr | None
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ExprStmt:
     expr: Expr
     span: Span = _span()
@@ -263,7 +267,7 @@ Stmt = Union[Let, Var, Assign, If, For, While, Break, Continue, Return, ExprStmt
 # ---------------------------------------------------------------- top level
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AttrArg:
     """One attribute argument: ``name in [..]`` (choices), ``name = value``, or a bare value."""
 
@@ -273,7 +277,7 @@ class AttrArg:
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Attribute:
     name: str
     args: tuple[AttrArg, ...]
@@ -281,14 +285,14 @@ class Attribute:
     has_parens: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Param:
     name: str
     type: TypeExpr
     span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Kernel:
     attrs: tuple[Attribute, ...]
     name: str
@@ -298,7 +302,7 @@ class Kernel:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Function:
     name: str
     params: tuple[Param, ...]
@@ -308,7 +312,7 @@ class Function:
     name_span: Span = _span()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Program:
     items: tuple["Kernel | Function", ...]
     span: Span = _span()

@@ -492,7 +492,7 @@ def _syntax_error(tokens: list[Tok], tok: Tok, expected: set[str], eof_span: Spa
         return typo
     if tok.type in _CMP and not (expected & _CMP) and _follows_comparison(tokens, tok):
         return Diagnostic("PH010", "comparison operators cannot be chained", span,
-                          label="a second comparison", help="parenthesize one side, as in `(a < b) == c`")
+                          label="a second comparison", help=_split_comparison(tokens, tok))
     unclosed = _unclosed(tokens, tok, expected, span, found)
     if unclosed is not None:
         return unclosed
@@ -700,6 +700,47 @@ def _follows_comparison(tokens: list[Tok], tok: Tok) -> bool:
         elif t.type in _CMP and depth == 0:
             return True
     return False
+
+
+def _operand(tokens: list[Tok], at: int, step: int) -> list[Tok]:
+    """The tokens of the operand next to a comparison at ``at``, to its left (``step`` -1) or right
+    (1): up to a bracket that does not close inside it, a comparison, `&&`, `||`, `,`, `=`, a
+    keyword or the end of the statement."""
+    out, depth, i = [], 0, at + step
+    opening, closing = ("LPAR", "LSQB"), ("RPAR", "RSQB")
+    while 0 <= i < len(tokens):
+        t = tokens[i]
+        if t.type in (closing if step < 0 else opening):
+            depth += 1
+        elif t.type in (opening if step < 0 else closing):
+            if depth == 0:
+                break
+            depth -= 1
+        elif depth == 0 and (t.type in _CMP or t.type in ("SEMI", "LBRACE", "RBRACE", "COMMA", "ANDAND", "OROR", "$END")
+                             or "ASSIGN" in t.type or (t.type != "NAME" and t.value.isidentifier())):
+            break
+        out.append(t)
+        i += step
+    return out[::-1] if step < 0 else out
+
+
+def _text(toks: list[Tok]) -> str:
+    """Tokens as written: a space between two where the source has one."""
+    return "".join((" " if i and (t.line != toks[i - 1].line or t.column > toks[i - 1].end_column) else "")
+                   + str(t.value) for i, t in enumerate(toks))
+
+
+def _split_comparison(tokens: list[Tok], tok: Tok) -> str:
+    """PH010's help: `a < b < c` as the two comparisons joined by `&&`, from the operands written."""
+    middle = _operand(tokens, tok.index, -1)
+    first = tokens[middle[0].index - 1] if middle else None
+    left = _operand(tokens, first.index, -1) if first is not None and first.type in _CMP else []
+    right = _operand(tokens, tok.index, 1)
+    if not (left and middle and right):
+        return "write each comparison on its own and join them with `&&` or `||`, or parenthesize one side"
+    a, b, c = _text(left), _text(middle), _text(right)
+    return (f"to test both, join two comparisons with `&&`: `{a} {first.value} {b} && {b} {tok.value} {c}` "
+            "(or parenthesize one side)")
 
 
 def _cut_statement(tokens: list[Tok], at: int) -> list[Tok]:

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from phobos_tools.analyzer import check_source
 from phobos_tools.analyzer.checked import check_source as check_one_configuration
 
@@ -57,6 +59,7 @@ def test_more_than_256_configurations_is_ph203():
     assert errors(check_source(src, "t.ph", {"X0": "1", "X1": "1"})) == []      # 64: fine
 
 
+@pytest.mark.slow
 def test_phobos_build_autotune_writes_one_build_per_configuration(tmp_path):
     src = tmp_path / "t.ph"
     src.write_text(TILED.replace("BM in [64, 256]", "BM in [32, 64]"))
@@ -72,6 +75,7 @@ def test_phobos_build_autotune_writes_one_build_per_configuration(tmp_path):
     assert ".visible .entry tiled" in (out / "tiled.BM=32.ptx").read_text()
 
 
+@pytest.mark.slow
 def test_phobos_build_autotune_refuses_a_configuration_that_does_not_check(tmp_path):
     src = tmp_path / "t.ph"
     src.write_text(TILED)

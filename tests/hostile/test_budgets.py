@@ -19,6 +19,8 @@ from phobos_tools.simulator import Options, simulate
 from phobos_tools.simulator.launch import params_of
 from phobos_tools.simulator.machine import DEFAULT_MAX_STEPS
 
+pytestmark = pytest.mark.slow
+
 NEST = """\
 @launch(32)
 kernel nest(O: tensor<f32>[32]) {

@@ -170,7 +170,7 @@ def test_text_rendering_through_the_cli(tmp_path):
     assert lines[0] == f"{path}:2:17: error[PH010]: comparison operators cannot be chained"
     assert lines[1] == " 2 |   let a = 1 < 2 < 3"
     assert lines[2] == "   |                 ^ a second comparison"
-    assert lines[3] == "   = help: parenthesize one side, as in `(a < b) == c`"
+    assert lines[3] == "   = help: to test both, join two comparisons with `&&`: `1 < 2 && 2 < 3` (or parenthesize one side)"
     assert "1 error in 1 file" in proc.stderr
 
 

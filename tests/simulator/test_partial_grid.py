@@ -18,6 +18,8 @@ from paths import EXAMPLES
 from phobos_tools.run import ArgumentError, DynamicCheckFailed, load, loads
 from phobos_tools.simulator.progress import Progress
 
+pytestmark = pytest.mark.slow
+
 GEMM = str(EXAMPLES / "tiled_gemm.ph")
 TILES = ["-D", "BM=32", "-D", "BN=32", "-D", "BK=16"]
 RUN = str(Path(sys.executable).with_name("phobos-run"))

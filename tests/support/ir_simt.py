@@ -503,21 +503,29 @@ class Kernel:
         if name == "load" and not isinstance(ins, ir.instructions.LoadAtomicInstr):
             p = self._getter(ops[0])
 
+            al = ins.align or 1
+
             def load(vals, th):
                 ptr = p(vals, th)
                 if ptr[0] == "alloca":
                     return th.cells.get(ptr, 0)
+                if ptr[1] % al:
+                    raise SimtError(f"a load claiming {al}-byte alignment at offset {ptr[1]}")
                 return th.cta["mem"].load(t, ptr)
             return (0, key, load)
         if name == "store" and not isinstance(ins, ir.instructions.StoreAtomicInstr):
             v, p = self._getter(ops[0]), self._getter(ops[1])
             vt = ops[0].type
 
+            al = ins.align or 1
+
             def store(vals, th):
                 ptr = p(vals, th)
                 if ptr[0] == "alloca":
                     th.cells[ptr] = v(vals, th)
                 else:
+                    if ptr[1] % al:
+                        raise SimtError(f"a store claiming {al}-byte alignment at offset {ptr[1]}")
                     th.cta["mem"].store(vt, ptr, v(vals, th))
             return (0, key, store)
         if name in ("zext", "sext", "trunc") and isinstance(t, ir.IntType):
