@@ -28,6 +28,23 @@ Phases (tests/support/phobos_gen.py has the generators, tests/support/fuzz_harne
                  within the tolerance tests/support/fuzz_harness.py justifies. A difference, or a race, an
                  out-of-bounds access or undefined behaviour in the lowered module, is a finding;
                  ``--replay-differential SEED`` reruns one kernel and prints it.
+- ``hostile``:   issue 18's hostile input, in three parts sharing the phase's budget. (a) The bundled
+                 examples spliced into each other (one to three random line ranges of one inserted
+                 into, or over, another), checked in-process and built when accepted. (b) Each DoS
+                 shape of benchmarks/hostile.py (its worker's share of them, in a seeded order)
+                 grown by 4x steps until its output shows a budget (PH008, PH213, PH405 or z3's
+                 budget note) or it reaches the 100 KB size cap, each step ``phobos-check`` (and
+                 ``phobos-build`` for the shapes that reach the build) in a child under a CPU-time
+                 and address-space limit, its CPU seconds and peak MB measured by the kernel; over
+                 30 s of CPU or 2 GB is a ``slow`` finding, an exit 3, a traceback or a death by
+                 signal a ``crash``; the table lists where each shape stopped. (c) phobos-check,
+                 phobos-build and phobos-run (``--sim``) as console scripts on small generated
+                 kernels and examples, under random file names (non-ASCII, quotes, spaces, bytes
+                 that are not UTF-8), a random environment (``PYTHONIOENCODING`` ascii:strict,
+                 latin-1 or utf-8, ``PYTHONUNBUFFERED``, ``NO_COLOR``, ``FORCE_COLOR``) and a random
+                 stdout (a pipe, /dev/null, /dev/full, a pipe whose reader is gone, or closed: by
+                 the child before exec or by a shell's ``>&-``); an exit 3, a traceback or an
+                 internal error on either stream, or a death by signal, is a ``crash``.
 
 The soundness and differential phases also count the kernels holding each targeted shape of the
 generator (calls in `while` conditions, `&&`/`||` by position, built-ins with broadcast scalars,
@@ -46,6 +63,7 @@ import argparse
 import multiprocessing
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -62,9 +80,9 @@ import numpy as np  # noqa: E402
 import fuzz_harness as H  # noqa: E402
 import phobos_gen as G  # noqa: E402
 
-PHASES = ("valid", "race-free", "mutants", "extremes", "soundness", "differential")
+PHASES = ("valid", "race-free", "mutants", "extremes", "soundness", "differential", "hostile")
 WEIGHTS = {"valid": 0.25, "race-free": 0.23, "mutants": 0.12, "extremes": 0.22, "soundness": 0.18,
-           "differential": 0.15}
+           "differential": 0.15, "hostile": 0.15}
 FORMATS = ("text", "json", "sarif")
 
 
@@ -241,6 +259,257 @@ def phase_differential(seed, deadline, target, kernels=0):
     return stats, findings
 
 
+# ------------------------------------------------------------------------------------------------ hostile
+
+
+BUDGET_MARKS = (("[PH008]", "PH008"), ("[PH213]", "PH213"), ("[PH405]", "PH405"), ("z3's budget", "z3 budget"))
+SIZE_CAP = 100 * 1024            # bytes: the issue's goal holds for files under 100 KB
+DOS_CPU_S, DOS_PEAK_MB = 30.0, 2048.0
+CHILD_CPU_LIMIT, CHILD_MEM_MB = 45, 4096
+
+
+def _hostile_module():
+    from hostile_shapes import shapes   # benchmarks/hostile.py, loaded the way the tests load it
+    return shapes
+
+
+def _child(argv, stdout_mode="pipe", env=None, cpu_limit=CHILD_CPU_LIMIT, mem_mb=CHILD_MEM_MB, shell_close=False):
+    """Run ``argv`` in a fresh process under a CPU-time and an address-space limit: (wait status as
+    an exit code, negative for a signal; stdout bytes; stderr bytes; CPU s; peak MB). ``stdout_mode``:
+    pipe (captured), devnull, full (/dev/full), gone (a pipe whose reader is closed), closed (fd 1
+    closed in the child before exec; with ``shell_close`` by ``/bin/sh -c 'exec "$@" >&-'``)."""
+    def limits():
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_limit, cpu_limit + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (mem_mb << 20, mem_mb << 20))
+        if stdout_mode == "closed" and not shell_close:
+            os.close(1)
+    full_env = dict(os.environ, PYTHONHASHSEED="0")
+    for k in ("PHOBOS_TRACEBACK", "PYTHONIOENCODING", "PYTHONUNBUFFERED", "NO_COLOR", "FORCE_COLOR"):
+        full_env.pop(k, None)
+    full_env.update(env or {})
+    if stdout_mode == "closed" and shell_close:
+        argv = ["/bin/sh", "-c", 'exec "$@" >&-', "sh", *argv]
+    close_after = []
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        if stdout_mode == "pipe":
+            stdout = out
+        elif stdout_mode == "devnull":
+            stdout = subprocess.DEVNULL
+        elif stdout_mode == "full":
+            stdout = open("/dev/full", "wb")       # noqa: SIM115
+            close_after.append(stdout)
+        elif stdout_mode == "gone":
+            r, stdout = os.pipe()
+            os.close(r)
+        else:
+            stdout = None                          # inherited, then closed (above)
+        try:
+            p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=err, preexec_fn=limits,
+                                 env=full_env)
+            _pid, status, ru = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+        finally:
+            for f in close_after:
+                f.close()
+            if stdout_mode == "gone":
+                os.close(stdout)
+        out.seek(0)
+        err.seek(0)
+        return p.returncode, out.read(), err.read(), ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024
+
+
+def _cli_trouble(status, out: bytes, err: bytes) -> str | None:
+    """An exit 3, a death by signal, a traceback or an internal error: what the child did wrong."""
+    bad = H._bad_text(out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+    if status == 3 or status < 0 or bad:
+        how = f"signal {-status}" if status < 0 else f"exit {status}"
+        return f"{how}: {bad or err.decode('utf-8', 'replace')[-1500:]}"
+    return None
+
+
+def _splice(rng, pool: list[bytes]) -> bytes:
+    """One example with one to three line ranges of others inserted into it, or written over a range."""
+    lines = rng.choice(pool).splitlines(keepends=True)
+    for _ in range(rng.randint(1, 3)):
+        donor = rng.choice(pool).splitlines(keepends=True)
+        a = rng.randrange(len(donor))
+        piece = donor[a: a + rng.randint(1, 12)]
+        at = rng.randrange(len(lines) + 1)
+        over = rng.choice((0, 0, rng.randint(1, 6)))
+        lines[at: at + over] = piece
+    return b"".join(lines)
+
+
+def _hostile_splices(stats, findings, rng, deadline, tmp):
+    pool = _examples()
+    i = 0
+    while time.perf_counter() < deadline:
+        i += 1
+        data = _splice(rng, pool)
+        stats["inputs"] += 1
+        stats["spliced"] += 1
+        result, f = H.check_api(data)
+        findings += [_named(x, "splice") for x in f]
+        if result is None:
+            continue
+        if result.ok:
+            stats["accepted"] += 1
+            built, f = H.build_api(data)
+            findings += [_named(x, "splice") for x in f]
+            stats["built ok" if built is not None and built.ok else "built failed"] += 1
+        else:
+            stats["rejected"] += 1
+        if i % 5 == 0:
+            findings += [_named(x, "splice") for x in H.check_cli(H.write_input(tmp, data), FORMATS[(i // 5) % 3], data)]
+
+
+def _dos_ladder(make, rng) -> list[int]:
+    """Sizes n of one shape, about 4x apart from 1-3 KB, the last the largest under the size cap."""
+    hostile = _hostile_module()
+    cap_n, src = hostile.grown(make, SIZE_CAP / 1024)
+    if len(src.encode()) > SIZE_CAP and cap_n > 1:
+        cap_n -= 1
+    ns, kb = [], rng.uniform(1.0, 3.0)
+    while kb < SIZE_CAP / 1024 / 2:
+        n, _ = hostile.grown(make, kb)
+        if n < cap_n and (not ns or n > ns[-1]):
+            ns.append(n)
+        kb *= 4
+    return ns + [cap_n]
+
+
+def _hostile_dos(stats, findings, rng, deadline, tmp, part):
+    hostile = _hostile_module()
+    j, jobs = part
+    names = sorted(hostile.SHAPES)[j::jobs]
+    rng.shuffle(names)
+    for name in names:
+        make, _quoted, commands = hostile.SHAPES[name]
+        stopped, row = "phase budget", None
+        ladder = _dos_ladder(make, rng)
+        for n in ladder:
+            if deadline - time.perf_counter() < 3.0:
+                break
+            src = make(n)
+            path = H.write_input(tmp, src, f"{name}_{n}.ph")
+            kb = len(src.encode()) / 1024
+            hit = None
+            for which in commands:
+                argv = hostile.command(which, path, Path(tempfile.mkdtemp(dir=tmp)))
+                status, out, err, cpu, peak = _child(argv)
+                stats["inputs"] += 1
+                stats["DoS runs"] += 1
+                stats["accepted" if status == 0 else "rejected" if status == 1 else f"exit {status}"] += 1
+                if which == "build" and status == 0:
+                    stats["built (cli)"] += 1
+                stats["max cpu s"] = max(stats["max cpu s"], round(cpu, 1))
+                stats["max peak MB"] = max(stats["max peak MB"], round(peak))
+                text = (out + err).decode("utf-8", "replace")
+                trouble = _cli_trouble(status, out, err)
+                if trouble and not (status < 0 and cpu >= CHILD_CPU_LIMIT - 1):
+                    findings.append(H.Finding("crash", f"dos-{which}[{name}]", f"n {n}, {kb:.1f} KB: {trouble}", src))
+                if cpu > DOS_CPU_S or status < 0 and cpu >= CHILD_CPU_LIMIT - 1:
+                    findings.append(H.Finding("slow", f"dos-{which}[{name}]",
+                                              f"n {n}, {kb:.1f} KB: {cpu:.1f} s of CPU (limit {DOS_CPU_S:.0f} s)", src))
+                if peak > DOS_PEAK_MB:
+                    findings.append(H.Finding("slow", f"dos-{which}[{name}]",
+                                              f"n {n}, {kb:.1f} KB: peak {peak:.0f} MB (limit {DOS_PEAK_MB:.0f} MB)", src))
+                marks = [m for needle, m in BUDGET_MARKS if needle in text]
+                row = (f"{name:<22} {n:>6} {kb:>6.1f} {which:<7} {cpu:>6.2f} {peak:>7.0f} {status:>6}  ")
+                if marks:
+                    hit = marks[0]
+                    stats[f"budget {hit}"] += 1
+                    break
+            if hit:
+                stopped = hit
+                break
+            if n == ladder[-1]:
+                stopped = "size cap"
+        stats[f"dos {name}"] = (row or f"{name:<22} {'':>6} {'':>6} {'':<7} {'':>6} {'':>7} {'':>6}  ") + stopped
+
+
+def _random_name(rng) -> bytes:
+    """A file name with some of: non-ASCII letters, quotes, spaces, bytes that are not UTF-8."""
+    parts = [b"k", "ünïcödé".encode(), "核函数".encode(), b"it's", b'say "hi"', b"a b", b"\xff\xfe", b"\xe9t\xe9",
+             b"-", b"$x", b"back\\slash", "😀".encode()]
+    stem = b"".join(rng.sample(parts, rng.randint(1, 4)))
+    return stem + rng.choice((b".ph", b".ph", b".PH", b".ph.txt"))
+
+
+def _hostile_scripts(stats, findings, rng, deadline, tmp):
+    pool = [p for p in _examples() if len(p) < 1500]
+    i = 0
+    while time.perf_counter() < deadline:
+        i += 1
+        ch = G.RandomChooser(random.Random(rng.getrandbits(64)))
+        blk = ch.pick((32, 64))
+        generated = ch.chance(0.6)
+        data = (G.KernelGen(ch, race_free=True, max_depth=2, blocks=(blk,)).kernel().source.encode()
+                if generated else ch.pick(pool))
+        folder = os.path.join(os.fsencode(tmp), _random_name(rng)[:-3] if rng.random() < 0.3 else b"d")
+        os.makedirs(folder, exist_ok=True)
+        path = os.path.join(folder, _random_name(rng))
+        with open(path, "wb") as fh:
+            fh.write(data)
+        prog = rng.choice(("phobos-check", "phobos-check", "phobos-build", "phobos-run") if generated
+                          else ("phobos-check", "phobos-build"))
+        exe = str(Path(sys.executable).with_name(prog))
+        argv: list = [exe, path]
+        if prog == "phobos-check":
+            argv += ["--format", rng.choice(FORMATS)]
+        elif prog == "phobos-build":
+            argv += ["-o", os.path.join(os.fsencode(tmp), b"out")]
+        if generated:
+            argv += ["-D", f"BLK={blk}"]
+        if prog == "phobos-run":
+            n, grid = max(64, 4 * blk), rng.choice((1, 2))
+            argv += ["--sim", "--grid", str(grid), "-k", "gen", "--out", os.path.join(os.fsencode(tmp), b"run"),
+                     "--max-steps", "2000000", "--arg", f"A=rand:f32:4x{n}", "--arg", f"C=rand:i32:{n}",
+                     "--arg", f"B=rand:i8:{n}", "--arg", f"O=zeros:f32:{grid}x{n}", "--arg", "F=zeros:i32:8",
+                     "--arg", f"k={rng.randint(-5, 40)}", "--arg", "alpha=0.5", "--arg", f"flag={rng.choice(('true', 'false'))}"]
+        env = {}
+        enc = rng.choice((None, "ascii:strict", "latin-1", "utf-8"))
+        if enc:
+            env["PYTHONIOENCODING"] = enc
+        for var in ("PYTHONUNBUFFERED", "NO_COLOR", "FORCE_COLOR"):
+            if rng.random() < 0.4:
+                env[var] = "1"
+        mode = rng.choice(("pipe", "pipe", "devnull", "full", "gone", "closed", "closed"))
+        shell = mode == "closed" and rng.random() < 0.5
+        status, out, err, cpu, _peak = _child(argv, mode, env, cpu_limit=60, shell_close=shell)
+        stats["inputs"] += 1
+        stats["script runs"] += 1
+        stats[f"{prog} exit {status}"] += 1
+        if status == 0:
+            stats["accepted"] += 1
+            if prog == "phobos-build":
+                stats["built (cli)"] += 1
+        elif status in (1, 4):
+            stats["rejected"] += 1
+        trouble = _cli_trouble(status, out, err)
+        if trouble:
+            what = (f"{os.fsdecode(os.path.basename(path))!r}, env {env}, stdout {mode}{' (sh >&-)' if shell else ''}: "
+                    f"{trouble}")
+            findings.append(H.Finding("crash", f"script:{prog}", what, data))
+        if cpu > H.SLOW_S * 3:
+            findings.append(H.Finding("slow", f"script:{prog}", f"took {cpu:.1f} s of CPU", data))
+
+
+def phase_hostile(seed, deadline, part, tmp):
+    """Issue 18: splices of the examples, the DoS shapes grown to their budgets, the console scripts
+    under hostile names, environments and stdouts: (stats, findings)."""
+    stats, findings = Stats(), []
+    rng = random.Random(seed)
+    if not isinstance(part, tuple):
+        part = (0, 1)
+    start = time.perf_counter()
+    total = max(0.0, deadline - start)
+    _hostile_splices(stats, findings, rng, start + 0.25 * total, tmp)
+    _hostile_dos(stats, findings, rng, start + 0.70 * total, tmp, part)     # what it leaves goes to (c)
+    _hostile_scripts(stats, findings, rng, deadline, Path(tmp))
+    return stats, findings
+
+
 def replay_differential(kseed: int) -> int:
     """One kernel of the phase `differential`, by its seed: its source, then each run's verdict."""
     warnings.simplefilter("ignore")
@@ -264,7 +533,7 @@ def run_phase(args):
     warnings.simplefilter("ignore")
     np.seterr(all="ignore")
     # time.time(), not perf_counter: the workers compare it with the parent's end of budget
-    deadline = time.perf_counter() + max(0.0, min(deadline_s * (1 if name == "extremes" else STRETCH),
+    deadline = time.perf_counter() + max(0.0, min(deadline_s * (1 if name in ("extremes", "hostile") else STRETCH),
                                                   end - time.time()))
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix=f"fuzz-{name}-") as tmp:
@@ -275,6 +544,8 @@ def run_phase(args):
             stats, findings = phase_soundness(seed, deadline, target, tmp, kernels)
         elif name == "differential":
             stats, findings = phase_differential(seed, deadline, target, kernels)
+        elif name == "hostile":
+            stats, findings = phase_hostile(seed, deadline, target, tmp)
         else:
             stats, findings = phase_generated(name, seed, deadline, target, deep_every, tmp)
     stats["seconds"] = round(time.perf_counter() - t0, 1)
@@ -293,7 +564,9 @@ def merge(results):
     for name, _seed, stats, f in results:
         acc = by_phase.setdefault(name, Stats())
         for k, v in stats.items():
-            if k in ("seconds", "max s/input"):
+            if k.startswith("dos "):             # one row per grown shape (phase hostile)
+                acc[k] = v
+            elif k in ("seconds", "max s/input", "max cpu s", "max peak MB"):
                 acc[k] = max(acc[k], v)
             else:
                 acc[k] += v
@@ -324,11 +597,16 @@ def table(by_phase, findings) -> str:
     for p in PHASES:
         if p in by_phase:
             extra = {k: v for k, v in sorted(by_phase[p].items())
-                     if k not in ("inputs", "seconds") and not k.startswith("shape ")}
+                     if k not in ("inputs", "seconds") and not k.startswith(("shape ", "dos "))}
             out += f"\n  {p}: " + ", ".join(f"{k} {v}" for k, v in extra.items())
             shapes = {k[6:]: v for k, v in sorted(by_phase[p].items()) if k.startswith("shape ")}
             if shapes:
                 out += f"\n  {p} shapes (kernels holding each): " + ", ".join(f"{k} {v}" for k, v in shapes.items())
+            dos = [v for k, v in sorted(by_phase[p].items()) if k.startswith("dos ")]
+            if dos:
+                out += (f"\n  {p} DoS shapes, where each stopped:\n    {'shape':<22} {'n':>6} {'KB':>6} {'command':<7} "
+                        f"{'cpu s':>6} {'peak MB':>7} {'exit':>6}  stopped by")
+                out += "".join(f"\n    {r}" for r in dos)
     return out
 
 
@@ -427,6 +705,9 @@ def main(argv=None) -> int:
         share = wall * WEIGHTS[p] / total
         if p == "extremes":
             tasks.append((p, args.seed, share * jobs, 0, args.deep_every, end, 0))
+            continue
+        if p == "hostile":                   # each worker grows its own share of the DoS shapes
+            tasks += [(p, args.seed * 1000 + j, share, (j, jobs), args.deep_every, end, 0) for j in range(jobs)]
             continue
         for j in range(jobs):
             target = args.accepted if p in ("soundness", "differential") else -(-args.target // jobs)
