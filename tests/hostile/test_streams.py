@@ -24,10 +24,15 @@ GELU = str(EXAMPLES / "gelu.ph")
 
 @pytest.fixture(scope="module")
 def z3_heavy(tmp_path_factory) -> Path:
-    """A 3 KB file whose check spends seconds in z3 (a function of 10 x 10 nonlinear guards,
-    called 100 times): within the kernel's budget, every question costs z3 its limit."""
+    """A 4 KB file whose check spends seconds in z3: four kernels that each call a function of
+    10 x 10 nonlinear guards 100 times. Each kernel has a z3 budget of its own, so the check
+    lasts about four times one kernel's budget (several seconds of CPU), and a Ctrl-C at 3 s
+    still finds z3 at work."""
+    one = shapes.z3_function_copies(100)
+    at = one.index("@launch")
+    kernels = "".join(one[at:].replace("kernel k(", f"kernel k{j}(", 1) for j in range(4))
     f = tmp_path_factory.mktemp("z3") / "z3_copies.ph"
-    f.write_text(shapes.z3_function_copies(100))
+    f.write_text(one[:at] + kernels)
     return f
 
 
