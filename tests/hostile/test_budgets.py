@@ -114,7 +114,9 @@ def test_a_slice_of_2_gi_elements_is_clamped_before_anything_is_allocated(tmp_pa
     ran = run("phobos-run", "--sim", "--grid", "1", str(f), "--arg", "A=rand:f32:1x64", "--arg", "O=zeros:f32:1x64",
               "--out", str(tmp_path), mem_limit_mb=1024)
     assert ran.status == 0, ran.err
-    assert ran.peak_mb < 300, ran.peak_mb              # the slice asked for 8 GiB
+    # the slice asked for 8 GiB; the child runs under a 1 GiB address-space limit, and its peak
+    # (300 to 340 MB: the interpreter, numpy and the checker) is a small part of that
+    assert ran.peak_mb < 600, ran.peak_mb
     a, o = np.load(tmp_path / "A.npy"), np.load(tmp_path / "O.npy")
     want = a if "exp" not in copy else a * 2 + np.exp(a)
     assert np.allclose(o, want)
