@@ -275,6 +275,14 @@ def _interrupts_exit() -> None:
     if threading.current_thread() is threading.main_thread() and \
             signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, exit_interrupted)
+    # an object half built when the interrupt came (a z3 Context or Solver whose __init__ was cut
+    # short) fails in its __del__ when it is collected; Python would print that as "Exception
+    # ignored ... Traceback" on the way out. The command is ending with 130: say nothing more.
+    sys.unraisablehook = _ignore_unraisable
+
+
+def _ignore_unraisable(unraisable) -> None:
+    pass
 
 
 # --- the guard -------------------------------------------------------------------------------

@@ -41,6 +41,9 @@ never see it).
 
 from __future__ import annotations
 
+import signal
+import threading
+
 from ..cfg import COND
 from ..constants import affine, constant_of
 from ..syntax import ast as A
@@ -69,6 +72,19 @@ I32_MAX = (1 << 31) - 1
 _RANGES = {"i8": (-128, 127), "u8": (0, 255), "i32": (-I32_MAX - 1, I32_MAX), "i64": (-(1 << 63), (1 << 63) - 1),
            "bool": (0, 1)}
 _COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+
+
+def new_context(z3):
+    """A z3 Context built with Ctrl-C held back until it is whole: an interrupt inside its
+    __init__ leaves an object whose __del__ fails (z3's own code), printed at exit as a
+    traceback. The interrupt is delivered as soon as the mask is lifted."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return z3.Context()
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return z3.Context()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def kernel_budget(kinfo) -> int:
@@ -128,7 +144,7 @@ class PathQuestions:
         if self._z3 is None:
             import z3
             self._z3 = z3
-            self.ctx = z3.Context()
+            self.ctx = new_context(z3)
         return self._z3
 
     @property

@@ -29,6 +29,7 @@ from __future__ import annotations
 from ..syntax import ast as A
 from ...language.ops import OpClass
 from ...language.types import Scalar
+from .feasible import new_context
 from .schema import UNIFORM
 
 RLIMIT = 2_000_000        # z3 resource units per question (feasible.RLIMIT): reproducible verdicts
@@ -59,7 +60,7 @@ class ThreadPairs:
         if self._z3 is None:
             import z3
             self._z3 = z3
-            self.ctx = z3.Context()
+            self.ctx = new_context(z3)
             self.t = (z3.Int("t1", self.ctx), z3.Int("t2", self.ctx))
         return self._z3
 
