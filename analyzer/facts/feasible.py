@@ -87,6 +87,22 @@ def new_context(z3):
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+def stands_for(name: A.Name, inst):
+    """What a scalar name stands for: a `let`'s initializer (in its instance), or an inlined
+    function's parameter's argument (in the caller); (expression, instance), or None."""
+    b = inst.resolution.get(id(name))
+    if b is None:
+        return None
+    if b.kind == "let" and isinstance(b.node, A.Let) and isinstance(b.type, Scalar):
+        return b.node.value, inst
+    if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
+            and isinstance(b.node, A.Param) and isinstance(b.type, Scalar):
+        for k, p in enumerate(inst.node.params):
+            if p is b.node and k < len(inst.call_node.args):
+                return inst.call_node.args[k], inst.parent
+    return None
+
+
 def kernel_budget(kinfo) -> int:
     """The z3 budget of one checked kernel (see BUDGET_BASE): fixed by its own body's size."""
     inst = kinfo.instance
@@ -691,17 +707,7 @@ class PathQuestions:
         parameter (its argument, in the caller): (expression, instance), or None."""
         if depth >= MAX_DEPTH:
             return None
-        b = inst.resolution.get(id(name))
-        if b is None:
-            return None
-        if b.kind == "let" and isinstance(b.node, A.Let) and isinstance(b.type, Scalar):
-            return b.node.value, inst
-        if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
-                and isinstance(b.node, A.Param) and isinstance(b.type, Scalar):
-            for k, p in enumerate(inst.node.params):
-                if p is b.node and k < len(inst.call_node.args):
-                    return inst.call_node.args[k], inst.parent
-        return None
+        return stands_for(name, inst)
 
     @staticmethod
     def _int_type(e, inst) -> tuple[int, bool]:

@@ -29,13 +29,10 @@ from __future__ import annotations
 from ..syntax import ast as A
 from ...language.ops import OpClass
 from ...language.types import Scalar
-from .feasible import new_context
+from .feasible import I32_MAX, MAX_DEPTH, RLIMIT, new_context, stands_for
 from .schema import UNIFORM
 
-RLIMIT = 2_000_000        # z3 resource units per question (feasible.RLIMIT): reproducible verdicts
 MAX_QUESTIONS = 64        # per kernel and lint
-MAX_DEPTH = 24            # `let` initializers and arguments substituted at most this deep
-I32_MAX = (1 << 31) - 1
 
 
 class Untranslatable(Exception):
@@ -249,17 +246,7 @@ class ThreadPairs:
         """A `let` stands for its initializer, an inlined function's parameter for its argument."""
         if depth >= MAX_DEPTH:
             raise Untranslatable(name)
-        b = inst.resolution.get(id(name))
-        if b is None:
-            return None
-        if b.kind == "let" and isinstance(b.node, A.Let) and isinstance(b.type, Scalar):
-            return b.node.value, inst
-        if b.kind == "param" and inst.kind == "function" and inst.call_node is not None \
-                and isinstance(b.node, A.Param) and isinstance(b.type, Scalar):
-            for k, p in enumerate(inst.node.params):
-                if p is b.node and k < len(inst.call_node.args):
-                    return inst.call_node.args[k], inst.parent
-        return None
+        return stands_for(name, inst)
 
 
 def _is_int(e, inst) -> bool:
