@@ -22,7 +22,7 @@ from dataclasses import field
 from typing import NamedTuple
 
 from ...language.records import record
-from .kinds_text import KIND_MEANINGS
+from .kinds_text import KIND_MEANINGS, inlined_text
 from .model import Diagnostic, Label, Span
 from .text import printable, split_lines
 
@@ -252,7 +252,7 @@ class _FileView:
     def _why_entry(self, why_id: str, pos: str, subject: str, kind: str, where: str, v: ValueKind) -> str:
         head = (f'<a href="#{_e(pos)}">{v.span.line}:{v.span.column}</a> {_e(subject)} is '
                 f'<span class="kindword k-{kind}">{kind}</span>' + (f" ({_e(where)})" if where else ""))
-        calls = f'<p class="note">{_e(_inlined_text(v))}</p>' if v.calls else ""
+        calls = f'<p class="note">{_e("inlined: " + inlined_text(v.calls, v.kernel))}</p>' if v.calls else ""
         notes = "".join(f'<p class="note">note: {_e(n)}</p>' for n in v.notes)
         return (f'<li class="whyentry" data-for="{_e(pos)}">{head}{_chain_list(v.chain, why_id)}'
                 f'{calls}{notes}</li>')
@@ -377,17 +377,6 @@ def _badge_place(span: Span, n_lines: int) -> tuple[int, int]:
     if span.end_line >= span.line and 1 <= span.end_line <= n_lines:
         return (span.end_line, span.end_column)
     return (span.line, span.column)
-
-
-def _inlined_text(v: ValueKind) -> str:
-    # innermost call first, as --why says it
-    calls = v.calls
-    steps = []
-    for depth in reversed(range(len(calls))):
-        span = calls[depth][1]
-        caller = f"`{calls[depth - 1][0]}`" if depth else f"kernel `{v.kernel}`"
-        steps.append(f"called at {span.line}:{span.column} in {caller}")
-    return f"inlined: `{calls[-1][0]}` " + ", ".join(steps)
 
 
 _STEPPER = (

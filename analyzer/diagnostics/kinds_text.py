@@ -106,19 +106,20 @@ def render_why(path: str, source_text: str | None, binding: BindingKind) -> str:
     label = f"{binding.kind}: {KIND_MEANINGS.get(binding.kind, '')}".rstrip(": ")
     footer: list[tuple[str, str]] = [("kernel", binding.kernel)]
     if binding.calls:
-        footer.append(("inlined", _inlined_text(binding)))
+        footer.append(("inlined", inlined_text(binding.calls, binding.kernel)))
     if binding.kind != "uniform" and not binding.chain:
         footer.append(("note", "the analysis recorded no steps for this kind (a gap in phobos-tools: please report it)"))
     footer.extend(("note", n) for n in binding.notes)
     return render_block(headline, binding.span, label, binding.chain, footer, source_text)
 
 
-def _inlined_text(binding: BindingKind) -> str:
-    # Innermost call first: "`g` called at 5:3 in `f`, called at 29:12 in kernel `k`".
-    calls = binding.calls
+def inlined_text(calls, kernel: str) -> str:
+    """The calls a function's value was inlined through, innermost first (as --why says it):
+    "`g` called at 5:3 in `f`, called at 29:12 in kernel `k`". ``calls``: (name, call span),
+    outermost first."""
     steps = []
     for depth in reversed(range(len(calls))):
         span = calls[depth][1]
-        caller = f"`{calls[depth - 1][0]}`" if depth else f"kernel `{binding.kernel}`"
+        caller = f"`{calls[depth - 1][0]}`" if depth else f"kernel `{kernel}`"
         steps.append(f"called at {span.line}:{span.column} in {caller}")
     return f"`{calls[-1][0]}` " + ", ".join(steps)
