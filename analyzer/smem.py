@@ -25,7 +25,7 @@ rows 128 bytes apart share their banks). The padding is counted here, so PH211 s
 
 from __future__ import annotations
 
-from dataclasses import field, fields, is_dataclass
+from dataclasses import field
 
 from ..language.records import record
 from ..language.builtins import ATOMICS, TILE_MATH
@@ -175,17 +175,6 @@ def plan_kernel(kinfo, analysis) -> SharedPlan:
     return p.plan
 
 
-# ---------------------------------------------------------------- the walk
-_FIELD_NAMES: dict = {}     # type -> its dataclass fields but `span` (() for anything else)
-_LEAVES = frozenset((str, int, float, bool, type(None), A.Span))   # values that hold no node
-
-
-def _field_names(t: type) -> tuple:
-    names = _FIELD_NAMES[t] = (tuple(f.name for f in fields(t) if f.name != "span")
-                               if is_dataclass(t) else ())
-    return names
-
-
 class _Planner:
     def __init__(self, kinfo, analysis):
         self.analysis = analysis
@@ -204,33 +193,16 @@ class _Planner:
 
     def dot_operands(self, inst) -> set:
         """The uids of the ``var``/``let`` tiles that a ``dot`` or ``dot_t`` of ``inst`` reads in
-        place (by name; ``dot_t``'s second operand is always copied)."""
+        place (by name; ``dot_t``'s second operand is always copied). The semantic pass lists the
+        products of each body (``Instance.products``)."""
         got = self._operands.get(id(inst))
         if got is None:
             got = self._operands[id(inst)] = set()
-            # every node of the body, by its fields (but spans), without recursion
-            stack = [inst.node.body]
-            pop, push, extend = stack.pop, stack.append, stack.extend
-            names_of, leaves = _FIELD_NAMES, _LEAVES
-            while stack:
-                n = pop()
-                if isinstance(n, (list, tuple)):
-                    extend(n)
-                    continue
-                names = names_of.get(type(n))
-                if names is None:
-                    names = _field_names(type(n))
-                if not names:
-                    continue
-                if isinstance(n, A.Call) and n.func in ("dot", "dot_t") and id(n) not in inst.calls:
-                    for arg in n.args[:2 if n.func == "dot" else 1]:
-                        b = inst.resolution.get(id(arg)) if isinstance(arg, A.Name) else None
-                        if b is not None and b.kind in ("var", "let"):
-                            got.add(b.uid)
-                for name in names:
-                    x = getattr(n, name)
-                    if type(x) not in leaves:
-                        push(x)
+            for n in inst.products.values():
+                for arg in n.args[:2 if n.func == "dot" else 1]:
+                    b = inst.resolution.get(id(arg)) if isinstance(arg, A.Name) else None
+                    if b is not None and b.kind in ("var", "let"):
+                        got.add(b.uid)
         return got
 
     def scratch(self, sp: StatementPlan, key, what: str, span, elem, shape, row_stride: int | None = None) -> None:

@@ -366,6 +366,8 @@ class BuiltinCalls(Part):
         names: dict = {}
         self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.body.inst, names),
                                       operands=_broadcast_scalars(e, self.body.inst), read_names=names)
+        if f == "dot" or f == "dot_t":
+            self.body.inst.products[id(e)] = e
         return result
 
 

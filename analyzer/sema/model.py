@@ -73,6 +73,9 @@ class Instance:
     early: dict = field(default_factory=dict)
     # id(call) of the calls that stand as statements of their own (their value is not used)
     statement_calls: set = field(default_factory=set)
+    # id(call) -> the call, for each `dot`/`dot_t` of this body (the shared-memory plan pads the
+    # rows of the tiles they read in place, smem.py, without walking the whole body for them)
+    products: dict = field(default_factory=dict)
 
     def tree(self):
         """This instance and every call inlined into it, at any depth (depth-first, the last
