@@ -81,8 +81,15 @@ def early_operations(value, inst) -> dict:
                 out[id(node)] = list(pending)
                 pending.clear()
             continue
-        if type(node) is A.Name or type(node) is A.Index:
-            continue                   # a tile or a slice: read by the operation that takes it
+        if type(node) is A.Index:
+            # a slice: read by the operation that takes it, but its subscripts run here, before
+            # the access (§6: `rowsum(t) + A[f() :+ 32, ..]` runs `rowsum(t)` before `f`)
+            if pending and has_effect(node, inst):
+                out[id(node)] = list(pending)
+                pending.clear()
+            continue
+        if type(node) is A.Name:
+            continue                   # a tile: read by the operation that takes it
         stack.append((node, True))
         for k in reversed(_children(node)):
             stack.append((k, False))

@@ -225,11 +225,14 @@ class Buffer:
             writers = {int(t) for t in tids[at]}
             if o >= 0:                       # one other thread stored it before: with what, unknown
                 ok = False
-            elif o <= -2:                    # several before: they must have agreed, on this value
-                prev = same.get(e)
-                ok = ok and prev is not None and bool(same_value(prev[0], v))
-                if ok:
+            elif o <= -2:                    # several before: they agreed on this value, or each
+                prev = same.get(e)           # of them overwrites its own store now (racy_write)
+                if prev is None:
+                    ok = False
+                elif bool(same_value(prev[0], v)):
                     writers |= prev[1]
+                elif not prev[1] <= writers:
+                    ok = False
             if ok:
                 same[e] = (v, writers)
             else:
@@ -433,7 +436,8 @@ class Buffer:
                 w = int(old[i])
                 prev = {w} if w >= 0 else (self.same or {}).get(int(e), (None, None))[1]
                 if prev is None or not prev <= writers:
-                    return int(i), w, False
+                    # the record's "several" (-(2 + c)) is not the -2 of a uniform store
+                    return int(i), w if w >= 0 else -1, False
         return None
 
     def cross_write(self, flat: np.ndarray, cidx: np.ndarray, values: np.ndarray, before: np.ndarray,

@@ -16,8 +16,13 @@ Each decision is translated in its iteration: a loop around both ends runs the s
 at both (one symbol); a carried path's loop runs i at the store and i' > i at the read; a loop
 the segment enters runs its first iteration (`lo`), unless the segment may go round it, when
 every decision in it gets an iteration of its own. A loop variable lies in its bounds
-(`lo <= i < hi`, on the `step` grid when the step is a constant), a `let` stands for its
-initializer, a function's parameter for its argument, `ctx.threads`/`warps`/`lanes` are the
+(`lo <= i < hi`, on the `step` grid when the step is a constant; an iteration made for one
+decision of a loop the segment goes round lies in the bounds only where the path takes that
+decision), a loop the segment goes round but whose back edges the path does not take is left at
+its first visit (`i = lo`: a loop whose bounds prove it runs cannot be left at once), a `let`
+stands for its initializer, one value for every occurrence in the same iterations of the loops
+around it (a load, a call's result or a `var` in it is one unknown there), a function's parameter
+for its argument, `ctx.threads`/`warps`/`lanes` are the
 launch's constants and `ctx.thread`/`warp`/`lane`/`block` symbols in their ranges, `-D` and
 `@autotune` values constants, tensor extents and scalar parameters symbols in their type's
 range (`@aligned(D = n)`: `D % n == 0`); anything else (a `var`, a load, a call's result, a
@@ -120,12 +125,16 @@ class Frame:
     round (each decision in one of them gets a fresh iteration); any other loop the segment
     meets runs its first iteration."""
 
-    __slots__ = ("fixed", "cycling", "memo")
+    __slots__ = ("fixed", "cycling", "memo", "tags")
 
-    def __init__(self, fixed: dict, cycling: frozenset = frozenset()):
+    def __init__(self, fixed: dict, cycling: frozenset = frozenset(), tags: dict | None = None):
         self.fixed = fixed
         self.cycling = cycling
         self.memo: dict = {}
+        # which iteration a fixed loop runs in, the same name in every frame of one question
+        # ("c": the iteration both ends share, "s": the store's, "r": the read's): two visits of
+        # a `let` in the same iterations of the loops around it see one value (LANGUAGE §9.6)
+        self.tags = tags if tags is not None else {}
 
 
 class PathQuestions:
@@ -146,6 +155,8 @@ class PathQuestions:
         self._sink_trees: dict = {}     # (exits, removed, within) -> SinkTree
         self._blocked_set = None        # the barrier nodes
         self._guards: dict = {}         # store node -> the decisions that dominate it
+        self._let_tables: dict = {}     # id(instance) -> id(Let) -> the loops around it
+        self._let_values: dict = {}
         self._decisions: dict = {}      # condition node -> (term or None, fresh symbols, ranges)
         self._loop_seen = False         # a translation read a loop's iteration (frame-dependent)
         self._range_log: list | None = None
@@ -196,20 +207,27 @@ class PathQuestions:
         self._ranges = {}
         self.fresh = 0                  # fresh symbols are named per question: equal questions
         constraints = []                # make equal formulas, asked once
+        self._let_values = {}           # (let, instance, iterations) -> its z3 symbol
         if carrier is None:
             common = _common(s_loops, sites[read].loops)
-            fixed_s = {l: self._iteration(l, "c") for l in common}
-            fixed_s.update({l: self._iteration(l, "s") for l in s_loops if l not in fixed_s})
+            tags_s = {l: "c" for l in common}
+            tags_s.update({l: "s" for l in s_loops if l not in tags_s})
+            fixed_s = {l: self._iteration(l, tag) for l, tag in tags_s.items()}
             sides = [fixed_s]
+            tags = [tags_s]
         else:
             m = s_loops.index(carrier.id)
-            outer = {l: self._iteration(l, "c") for l in s_loops[:m]}
-            fixed_s = dict(outer)
-            fixed_s[carrier.id] = i_s = self._iteration(carrier.id, "s")
-            fixed_s.update({l: self._iteration(l, "s") for l in s_loops[m + 1:]})
-            fixed_r = dict(outer)
-            fixed_r[carrier.id] = i_r = self._iteration(carrier.id, "r")
+            outer = {l: "c" for l in s_loops[:m]}
+            tags_s = dict(outer)
+            tags_s[carrier.id] = "s"
+            tags_s.update({l: "s" for l in s_loops[m + 1:]})
+            tags_r = dict(outer)
+            tags_r[carrier.id] = "r"
+            fixed_s = {l: self._iteration(l, tag) for l, tag in tags_s.items()}
+            fixed_r = {l: self._iteration(l, tag) for l, tag in tags_r.items()}
+            i_s, i_r = fixed_s[carrier.id], fixed_r[carrier.id]
             sides = [fixed_s, fixed_r]
+            tags = [tags_s, tags_r]
             if i_s is not None:
                 constraints.append(i_s < i_r)
         for fixed in sides:
@@ -223,14 +241,15 @@ class PathQuestions:
             return True, BUDGET
         # the store runs: the decisions that dominate it, in its own iterations (a loop before it
         # may have run any number of iterations, barriers or not)
-        guard_frame = Frame(fixed_s, frozenset(l.id for l in self.cfg.loops if l.id not in fixed_s))
+        guard_frame = Frame(fixed_s, frozenset(l.id for l in self.cfg.loops if l.id not in fixed_s), tags_s)
         for d, taken in guard:
             c = self._decision(d, taken, guard_frame)
             if c is not None:
                 constraints.append(c)
         frames = []
-        for (_forced_here, cycling), fixed in zip(shapes, sides):
-            frames.append(Frame({l: t for l, t in fixed.items() if l not in cycling}, cycling))
+        for (_forced_here, cycling), fixed, tag in zip(shapes, sides, tags):
+            frames.append(Frame({l: t for l, t in fixed.items() if l not in cycling}, cycling,
+                                {l: g for l, g in tag.items() if l not in cycling}))
         # first the cheap question: the decisions every path of each segment must take (the
         # conditions on its end's dominator chain left with one way out): these follow from the
         # full question below, so their `unsat` drops the path already, and they repeat across
@@ -253,8 +272,18 @@ class PathQuestions:
         if not self._charge(NODE_COST * sum(len(seg[2]) for seg in segments)):
             return True, BUDGET
         flows = []
-        for tag, ((start, exits, nodes, removed, *_whole), frame) in enumerate(zip(segments, frames)):
-            flows += self._flow(tag, start, exits, nodes, removed, frame)
+        for tag, ((start, exits, nodes, removed, *_whole), frame, fixed, tag_of) in enumerate(
+                zip(segments, frames, sides, tags)):
+            # the loops around the segment's start that it goes round: until the path takes one
+            # of their back edges it is still in the start's iteration of each (phase 0)
+            around = frozenset(l for l in frame.cycling if l in fixed
+                               and self.cfg.loops[l].first <= start < self.cfg.loops[l].end)
+            phase0 = None
+            if around:
+                phase0 = Frame({l: t for l, t in fixed.items() if l not in frame.cycling or l in around},
+                               frame.cycling - around,
+                               {l: g for l, g in tag_of.items() if l not in frame.cycling or l in around})
+            flows += self._flow(tag, start, exits, nodes, removed, frame, phase0, around)
         if not flows:
             return True, unsure
         return self._cached(forced + flows)
@@ -361,36 +390,88 @@ class PathQuestions:
         self._guards[node] = out
         return out
 
-    def _flow(self, tag: int, start: int, exits, nodes, removed, frame: Frame) -> list:
+    def _flow(self, tag: int, start: int, exits, nodes, removed, frame: Frame, phase0: Frame | None = None,
+              around: frozenset = frozenset()) -> list:
         """The segment as a formula: some path from ``start`` through ``nodes`` to one of the
         ``exits`` (a node and the label of the edge it leaves by), each edge the path takes
         implying its branch's condition. Exact where the segment has no cycle; around a loop the
         segment goes round it only keeps more paths (sound). Empty when no branch says
-        anything."""
+        anything. With ``around`` (loops around ``start`` that the segment goes round), the
+        graph is taken twice: phase 0, from ``start`` until the path takes a back edge of one of
+        them, runs in the start's own iterations (``phase0``); phase 1, after it, in ``frame``."""
         z3 = self.z3
         ctx = self.ctx
         succ = self.cfg.graph.succ
         # the edges and their branch conditions first: a segment whose branches decide nothing
         # (conditions of fresh symbols only, as a `while` over a `var`) needs no formula at all,
         # and making its z3 terms would cost more than every question asked about it
-        edges = []
+        edges = []                      # (from, to, label, the condition's node, its frame)
+        backs: dict = {}                # (loop id, phase) -> the indices of its back edges in ``edges``
         decided = False
-        for n in nodes:
-            for m, d in succ[n].items():
-                if m in nodes and d.get("back") not in removed:
-                    edges.append((n, m, d.get("taken")))
-        for e, taken in exits:
-            if e in nodes:
-                edges.append((e, "sink", taken))
+        if phase0 is None:
+            key = lambda n, ph: n       # noqa: E731 (one phase: the nodes themselves)
+            first_nodes = ()
+        else:
+            key = lambda n, ph: (n, ph)  # noqa: E731
+            first_nodes = {start}
+            stack = [start]
+            while stack:
+                n = stack.pop()
+                for m, d in succ[n].items():
+                    back = d.get("back")
+                    if m in nodes and m not in first_nodes and back not in removed and back not in around:
+                        first_nodes.add(m)
+                        stack.append(m)
+        for ph, among, fr in ((0, first_nodes, phase0), (1, nodes, frame)):
+            for n in among:
+                for m, d in succ[n].items():
+                    back = d.get("back")
+                    if m not in nodes or back in removed:
+                        continue
+                    to = 1 if ph == 1 or back in around else 0
+                    if to == 0 and m not in first_nodes:
+                        continue
+                    if back is not None:
+                        backs.setdefault((back, ph), []).append(len(edges))
+                    edges.append((key(n, ph), key(m, to), d.get("taken"), n, fr))
+            for e, taken in exits:
+                if e in among:
+                    edges.append((key(e, ph), "sink", taken, e, fr))
+        start_key = key(start, 0 if phase0 is not None else 1)
         conditions = []
-        for u, _v, taken in edges:
+        first_exit: dict = {}           # edge index -> (loop id, phase, the exit's condition in the first iteration)
+        sites = self.cfg.sites
+        for k, (u_key, _v, taken, u, fr) in enumerate(edges):
             c = None
             if taken is not None:
-                c = self._decision(u, taken, frame)
+                used = len(self._used)
+                c = self._decision(u, taken, fr)
                 if c is not None and z3.is_true(z3.simplify(c)):
                     c = None
+                # the iterations made for this decision (a loop the segment goes round) lie in
+                # their loop's bounds where the path takes this edge, not elsewhere: a loop the
+                # path leaves at once has run no iteration at all
+                bounds = []
+                while len(self._used) > used:     # (their bounds may make iterations of their own)
+                    made, self._used[used:] = self._used[used:], []
+                    bounds += self._bounds_of(made)
+                if c is not None and bounds:
+                    c = z3.And(c, *bounds)
+                # LANGUAGE §9.6: "a loop whose bounds prove it runs at least once cannot be left
+                # before its first iteration". A loop the segment goes round is left by its test
+                # in any iteration; but a path that takes none of its back edges (in this phase
+                # of this segment, which starts outside it) leaves at its first visit, where
+                # `i = lo`
+                h = sites[u].loop_header_of
+                if taken is False and h is not None and h in fr.cycling:
+                    loop = self.cfg.loops[h]
+                    if loop.kind == "for" and not (loop.first <= start < loop.end):
+                        first = Frame(fr.fixed, fr.cycling - {h}, fr.tags)
+                        f = self._decision(u, False, first)
+                        if f is not None and not z3.is_true(z3.simplify(f)):
+                            first_exit[k] = (h, 1 if isinstance(u_key, int) else u_key[1], f)
             conditions.append(c)
-            decided = decided or c is not None
+            decided = decided or c is not None or k in first_exit
         if not decided:
             return []
         ins: dict = {}
@@ -401,18 +482,28 @@ class PathQuestions:
         def y(n):
             got = ys.get(n)
             if got is None:
-                got = ys[n] = z3.Bool(f"y{tag}_{n}", ctx)
+                name = n if not isinstance(n, tuple) else f"{n[0]}p{n[1]}"
+                got = ys[n] = z3.Bool(f"y{tag}_{name}", ctx)
             return got
-        for (u, v, _taken), c in zip(edges, conditions):
-            x = z3.Bool(f"x{tag}_{u}_{v}", ctx)
+        xs = []
+        for (u, v, _taken, _n, _fr), c in zip(edges, conditions):
+            nu = u if not isinstance(u, tuple) else f"{u[0]}p{u[1]}"
+            nv = v if not isinstance(v, tuple) else f"{v[0]}p{v[1]}"
+            x = z3.Bool(f"x{tag}_{nu}_{nv}", ctx)
+            xs.append(x)
             outs.setdefault(u, []).append(x)
             ins.setdefault(v, []).append(x)
             implied.append(z3.Implies(x, z3.And(y(u), y(v))))
             if c is not None:
                 implied.append(z3.Implies(x, c))
-        out = [y(start), y("sink")]
-        for n in list(nodes) + ["sink"]:
-            if n != start:
+        for k, (h, ph, f) in first_exit.items():
+            went_round = z3.Or(*[xs[j] for j in backs.get((h, ph), [])], ctx)
+            implied.append(z3.Implies(z3.And(xs[k], z3.Not(went_round)), f))
+        out = [y(start_key), y("sink")]
+        all_keys = [key(n, 0) for n in first_nodes] + [key(n, 1) for n in nodes] if phase0 is not None \
+            else list(nodes)
+        for n in all_keys + ["sink"]:
+            if n != start_key:
                 out.append(z3.Implies(y(n), z3.Or(*ins.get(n, []), ctx)))
             if n != "sink":
                 out.append(z3.Implies(y(n), z3.Or(*outs.get(n, []), ctx)))
@@ -506,13 +597,21 @@ class PathQuestions:
     def _bounds(self) -> list:
         """Every iteration symbol within its loop's bounds (as evaluated in the iterations of the
         loops around it) and on its step grid."""
+        return self._bounds_of(self._used)
+
+    def _bounds_of(self, used) -> list:
         out = []
-        for loop, t, in_body, frame in self._used:
+        for loop, t, in_body, frame in used:
             lo = self._bound(loop, 0, frame)
             hi = self._bound(loop, 1, frame)
             if lo is not None:
                 out.append(t >= lo)
                 step = _constant(loop.ast.args[2], loop.inst) if len(loop.ast.args) > 2 else 1
+                if not isinstance(step, int):
+                    # a step the constant folder does not see through (`i64(1000000000)`, a `let`):
+                    # its translation, when that is a number (`i = lo + n * step`)
+                    got = self.z3.simplify(self._bound(loop, 2, frame))
+                    step = got.as_long() if self.z3.is_int_value(got) else None
                 if isinstance(step, int) and step > 1:
                     out.append((t - lo) % step == 0)
             if hi is not None and in_body:
@@ -552,11 +651,21 @@ class PathQuestions:
         key = (what, id(e), id(inst), depth)
         got = frame.memo.get(key)
         if got is not None:
-            return got
+            # a translation that read the frame (a loop's iteration, a `let` shared in it) still
+            # does when it comes from the memo: the condition holding it is not the same in every
+            # frame, and _condition must not keep it for the next question
+            if got[1]:
+                self._loop_seen = True
+            return got[0]
         fresh = self.fresh
-        got = translate(e, inst, frame, depth)
+        outer, self._loop_seen = self._loop_seen, False
+        try:
+            got = translate(e, inst, frame, depth)
+        finally:
+            seen = self._loop_seen
+            self._loop_seen = outer or seen
         if self.fresh == fresh:
-            frame.memo[key] = got
+            frame.memo[key] = (got, seen)
         return got
 
     def _bool_of(self, e, inst, frame, depth):
@@ -589,6 +698,9 @@ class PathQuestions:
         if t is A.Name:
             sub = self._substitute(e, inst, frame, depth)
             if sub is not None:
+                b = inst.resolution.get(id(e))
+                if b is not None and b.kind == "let":
+                    return self._let(b, inst, sub, frame, depth, self._bool)
                 return self._bool(sub[0], sub[1], frame, depth + 1)
             b = inst.resolution.get(id(e))
             if b is not None and b.kind == "const" and isinstance(b.const_value, bool):
@@ -622,6 +734,8 @@ class PathQuestions:
                 return v if v is not None else self._fresh_int()
             sub = self._substitute(e, inst, frame, depth)
             if sub is not None:
+                if b.kind == "let":
+                    return self._let(b, inst, sub, frame, depth, self._term)
                 return self._term(sub[0], sub[1], frame, depth + 1)
             if b.kind in ("extent", "function-dim"):        # fixed for the whole launch
                 sym = self._shared(("x", b.name), 0, I32_MAX)
@@ -701,6 +815,82 @@ class PathQuestions:
             self._range(("ctx<", path[1]), b < self._shared(("ctx", "blocks", path[1]), 1, I32_MAX))
             return b
         return self._fresh_int()
+
+    def _let(self, b, inst, sub, frame: Frame, depth: int, translate):
+        """A `let`'s value: its initializer, translated once for every visit of the let in the
+        same iterations of the loops around it (LANGUAGE §9.6: "`let` bindings as equalities"),
+        so that a load, a call's result or a `var` read there is one unknown however often the
+        name occurs. Where some loop around the let is one the frame goes round, each occurrence
+        may be a visit of its own and gets a translation of its own."""
+        key = self._let_key(b.node, inst, frame)
+        if key is None:
+            self._loop_seen = True              # shared or not depends on the frame: never cached
+            return translate(sub[0], sub[1], frame, depth + 1)
+        key = (translate == self._bool,) + key
+        got = self._let_values.get(key)
+        if got is not None:
+            self._loop_seen = True          # a symbol of this question: never cached across questions
+            return got
+        fresh = self.fresh
+        value = translate(sub[0], sub[1], frame, depth + 1)
+        if self.fresh == fresh:
+            return value                    # no unknown in it: equal at every occurrence already
+        z3 = self.z3
+        name = f"let{len(self._let_values)}"
+        sym = z3.Bool(name, self.ctx) if translate == self._bool else z3.Int(name, self.ctx)
+        self._let_values[key] = sym
+        self._range(("let",) + key, sym == value)
+        self._loop_seen = True
+        return sym
+
+    def _let_key(self, let_node, inst, frame: Frame):
+        """The visit of a `let` that ``frame`` sees: (the let, its instance, the iteration of each
+        loop around it), or None when a loop around it is one the frame goes round (or not
+        known)."""
+        loops = self._let_loops(let_node, inst)
+        if loops is None:
+            return None
+        its = []
+        for l in loops:
+            if l in frame.cycling:
+                return None
+            tag = frame.tags.get(l)
+            if tag is None:
+                if l in frame.fixed:
+                    return None
+                tag = "first"                # a loop the segment enters: its first iteration
+            its.append((l, tag))
+        return (id(let_node), id(inst), tuple(its))
+
+    def _let_loops(self, let_node, inst):
+        """The loops around a `let` (outermost first): those around the call an instance was
+        inlined for, then the instance's own around the statement; None when not found."""
+        table = self._let_tables.get(id(inst))
+        if table is None:
+            table = self._let_tables[id(inst)] = {}
+            if inst.kind == "kernel":
+                outer = ()
+            else:
+                node = self.cfg.call_nodes.get(id(inst))
+                outer = self.cfg.sites[node].loops if node is not None else None
+            if outer is not None:
+                loop_of = self.cfg.loop_of
+                stack = [(inst.node.body.stmts, tuple(outer))]
+                while stack:
+                    stmts, around = stack.pop()
+                    for st in stmts:
+                        t = type(st)
+                        if t is A.Let:
+                            table[id(st)] = around
+                        elif t is A.If:
+                            stack.append((st.then.stmts, around))
+                            if st.orelse is not None:
+                                stack.append(((st.orelse,) if type(st.orelse) is A.If else st.orelse.stmts, around))
+                        elif t is A.For or t is A.While:
+                            l = loop_of.get((id(st), id(inst)))
+                            if l is not None:
+                                stack.append((st.body.stmts, around + (l,)))
+        return table.get(id(let_node))
 
     def _substitute(self, name: A.Name, inst, frame, depth):
         """What a name stands for, when it is a `let` (its initializer) or an inlined function's
