@@ -175,6 +175,16 @@ def plan_kernel(kinfo, analysis) -> SharedPlan:
     return p.plan
 
 
+def _read_in_place(call) -> list:
+    """The operands of a tile product that the lowering may read in place (dot_operands)."""
+    a = call.args
+    if call.func == "dot":
+        return a[:2]
+    if call.func == "dot_t":
+        return a[:1]
+    return [a[0], a[2]] if len(a) == 4 else []            # qdot_t / qmma_t: the i8 operands
+
+
 class _Planner:
     def __init__(self, kinfo, analysis):
         self.analysis = analysis
@@ -192,14 +202,15 @@ class _Planner:
         self.plan.named_bytes += n
 
     def dot_operands(self, inst) -> set:
-        """The uids of the ``var``/``let`` tiles that a ``dot`` or ``dot_t`` of ``inst`` reads in
-        place (by name; ``dot_t``'s second operand is always copied). The semantic pass lists the
-        products of each body (``Instance.products``)."""
+        """The uids of the ``var``/``let`` tiles that a tile product of ``inst`` reads in place
+        with ``ldmatrix`` (by name): both operands of ``dot``, the first of ``dot_t`` (its second
+        is always copied), the two i8 operands of ``qdot_t``/``qmma_t``. The semantic pass lists
+        the products of each body (``Instance.products``)."""
         got = self._operands.get(id(inst))
         if got is None:
             got = self._operands[id(inst)] = set()
             for n in inst.products.values():
-                for arg in n.args[:2 if n.func == "dot" else 1]:
+                for arg in _read_in_place(n):
                     b = inst.resolution.get(id(arg)) if isinstance(arg, A.Name) else None
                     if b is not None and b.kind in ("var", "let"):
                         got.add(b.uid)

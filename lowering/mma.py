@@ -7,10 +7,13 @@ accumulation, ``i8``/``u8`` with ``i32``), with warp-level ``mma.sync``:
 | bf16 x bf16 | sm_80 and later | ``mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`` | 4, 2, 4 |
 | f16 x f16 | sm_75 | ``mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32`` | 2, 1, 4 |
 | i8/u8 x i8/u8 | sm_80 and later | ``mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32`` (``.u8`` per operand) | 4, 2, 4 |
+| ``qdot_t``/``qmma_t`` (i8) | sm_80 and later, M a multiple of 16 | the same, ``.s8.s8``, one per block of 32, from zero, scaled in f32 (``MmaQuantized``) | 4, 2, 4 |
+| ``qdot_t``/``qmma_t`` (i8) | sm_75 and later, M a multiple of 8 | ``mma.sync.aligned.m8n8k16.row.col.s32.s8.s8.s32``, two per block of 32 | 1, 1, 2 |
 
 Anything else (``f32``, which stays ``f32``; ``bf16`` on sm_75; mixed element types; shapes that
 are not multiples of the instruction's; a CTA that is not whole warps) keeps the FMA path of
-tile_ops.py.
+tile_ops.py. ``qdot_t``/``qmma_t`` take the integer MMA by ``MmaQuantized`` (at the end of this
+file), other shapes the dp4a path of tile_ops.py.
 
 **Mapping.** The output ``[M, N]`` is cut into 16 x 8 instruction tiles; each warp owns a block of
 ``wm x wn`` of them (register blocking at the warp level: ``wm`` A fragments and ``wn`` B
@@ -101,13 +104,34 @@ def tensor_core_shape(arch: str, a: Scalar, b: Scalar, comp: Scalar, m: int, n: 
     return shape
 
 
-def warp_blocking(tiles_m: int, tiles_n: int, warps: int) -> tuple[int, int]:
+QUANTIZED = MmaShape(16, 8, 32, "s8", "s8", "s32")
+QUANTIZED_8 = MmaShape(8, 8, 16, "s8", "s8", "s32")
+
+
+def quantized_shape(arch: str, m: int, n: int, depth: int, threads: int) -> MmaShape | None:
+    """The instruction of a ``qdot_t``/``qmma_t`` with an ``[m, depth]`` and an ``[n, depth]``
+    operand on ``arch``: m16n8k32 s8 on sm_80 and later (one instruction per block of 32);
+    m8n8k16 s8 (two per block) on sm_75, and on later targets where ``m`` is a multiple of 8
+    but not of 16 (``qmma_t``'s shapes); None (the dp4a path of tile_ops.py) for other shapes or
+    a CTA that is not whole warps."""
+    if threads % 32 or not all(isinstance(x, int) for x in (m, n, depth)) or depth % 32 or n % 8:
+        return None
+    sm = sm_number(arch)
+    if sm >= 80 and m % 16 == 0:
+        return QUANTIZED
+    if sm >= 75 and m % 8 == 0:
+        return QUANTIZED_8
+    return None
+
+
+def warp_blocking(tiles_m: int, tiles_n: int, warps: int, most: int | None = None) -> tuple[int, int]:
     """The ``wm x wn`` instruction tiles of one warp: as few rounds over the warps as possible,
-    then as few accumulators as that allows, then as square (in elements) as possible."""
+    then as few accumulators as that allows, then as square (in elements) as possible; with
+    ``most``, at most that many tiles."""
     best = None
     for wm in (1, 2, 4):
         for wn in (1, 2, 4, 8):
-            if tiles_m % wm or tiles_n % wn:
+            if tiles_m % wm or tiles_n % wn or (most is not None and wm * wn > most):
                 continue
             blocks = (tiles_m // wm) * (tiles_n // wn)
             rounds = -(-blocks // warps)
@@ -122,19 +146,19 @@ def _c(v: int) -> ir.Constant:
 
 
 def mma(ops, shape: MmaShape, a_regs: list, b_regs: list, c: list) -> list:
-    """One ``mma.sync``: the four accumulators after ``d = a b + c``."""
+    """One ``mma.sync``: the accumulators after ``d = a b + c`` (four; two for m8n8)."""
     ct = FLOAT if shape.acc == "f32" else I32T
     cc = "f" if shape.acc == "f32" else "r"
-    na, nb = len(a_regs), len(b_regs)
-    d = ",".join(f"${i}" for i in range(4))
-    av = ",".join(f"${4 + i}" for i in range(na))
-    bv = ",".join(f"${4 + na + i}" for i in range(nb))
-    cv = ",".join(f"${4 + na + nb + i}" for i in range(4))
+    na, nb, nc = len(a_regs), len(b_regs), len(c)
+    d = ",".join(f"${i}" for i in range(nc))
+    av = ",".join(f"${nc + i}" for i in range(na))
+    bv = ",".join(f"${nc + na + i}" for i in range(nb))
+    cv = ",".join(f"${nc + na + nb + i}" for i in range(nc))
     text = f"{shape.instruction} {{{d}}}, {{{av}}}, {{{bv}}}, {{{cv}}};"
-    constraints = ",".join([f"={cc}"] * 4 + ["r"] * (na + nb) + [cc] * 4)
-    fty = ir.FunctionType(ir.LiteralStructType([ct] * 4), [I32T] * (na + nb) + [ct] * 4)
+    constraints = ",".join([f"={cc}"] * nc + ["r"] * (na + nb) + [cc] * nc)
+    fty = ir.FunctionType(ir.LiteralStructType([ct] * nc), [I32T] * (na + nb) + [ct] * nc)
     r = ops.b.call(ir.InlineAsm(fty, text, constraints), list(a_regs) + list(b_regs) + list(c), attrs=CONVERGENT)
-    return [ops.b.extract_value(r, i) for i in range(4)]
+    return [ops.b.extract_value(r, i) for i in range(nc)]
 
 
 def ldmatrix(ops, ptr, count: int, trans: bool) -> list:
@@ -162,12 +186,12 @@ class Layout:
     """Which accumulators of an ``[m, n]`` product each thread holds: the warp blocks, the lane's
     group and place in it. Made where its values dominate every use (before a carried loop)."""
 
-    def __init__(self, em, shape: MmaShape, m: int, n: int):
+    def __init__(self, em, shape: MmaShape, m: int, n: int, most: int | None = None):
         b = em.b
         self.em, self.b, self.shape = em, b, shape
         tiles_m, tiles_n = m // shape.m, n // shape.n
         self.warps = em.threads // 32
-        self.wm, self.wn = warp_blocking(tiles_m, tiles_n, self.warps)
+        self.wm, self.wn = warp_blocking(tiles_m, tiles_n, self.warps, most)
         self.gn = tiles_n // self.wn
         self.blocks = (tiles_m // self.wm) * self.gn
         self.rounds = -(-self.blocks // self.warps)
@@ -410,4 +434,152 @@ class MmaDot:
         return word
 
 
-__all__ = ["MmaShape", "MmaDot", "Carried", "Layout", "tensor_core_shape", "warp_blocking", "mma", "ldmatrix", "rows_aligned"]
+# A warp's block of a quantized product: at most this many instruction tiles, and this many
+# blocks of 32 unrolled, by the registers a thread may hold (more rounds instead). Measured with
+# ptxas 13.0 on sm_90, operands read from global memory: 16 tiles took 242 registers on a
+# 128 x 128 output; 8 tiles with 2 blocks unrolled take about 145 (no spill under 255), but
+# spill at 512 threads (128 registers), where 4 tiles take 104 to 122; at 1024 threads (64
+# registers) 4 tiles spill, 2 tiles with the loop over blocks not unrolled fit.
+QUANTIZED_BUDGET = {255: (8, 2), 128: (4, 2), 64: (2, 1)}
+
+
+def quantized_budget(threads: int) -> tuple[int, int]:
+    """(tiles a warp owns at most, blocks of 32 unrolled) for a quantized product in a CTA of
+    ``threads``, by the registers a thread may hold (65536 / threads, at most 255)."""
+    regs = min(255, 65536 // threads)
+    return QUANTIZED_BUDGET[max(r for r in QUANTIZED_BUDGET if r <= regs)]
+
+
+class MmaQuantized:
+    """``qdot_t``/``qmma_t`` on the integer MMA (LANGUAGE §10): the output ``[m, n]`` dealt to the
+    warps as ``dot``'s is (``Layout``, at most ``quantized_budget`` 16 x 8 tiles a warp, or
+    twice as many 8 x 8 ones); for each block ``bk`` of 32 along K one
+    ``mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32`` per instruction tile from zero (``shape``
+    ``QUANTIZED``; ``QUANTIZED_8``: two chained ``m8n8k16``) gives the block's exact i32 sums,
+    which are scaled in f32 and added into f32 accumulators,
+    ``acc += f32(sum) * (sa[i, bk] * sw[j, bk])``, blocks in order: what the dp4a path computes.
+
+    **Operands.** ``ldsm`` holds, for ``"a"`` (``[M, K]``) and ``"w"`` (``[N, K]``), the
+    shared i8 tile to read with ``ldmatrix`` (rows starting at multiples of 16 bytes; m16n8k32
+    only), or None: ``words(which, row, k, apart)`` then gives ``which``'s bytes
+    ``[row, k .. k + 3]`` and ``[row, k + apart .. k + apart + 3]`` as two i32, the first byte
+    lowest, read where the operand is. With no ldmatrix operand the k order inside a block is
+    free (an exact integer sum), so lane ``t`` of a group feeds the instructions bytes
+    ``32 bk + 8 t ..`` of its rows of both operands (``apart`` 4: one 8-byte load where the
+    operand allows it; m16n8k32's column ``16 h + 4 t + e``, or column ``4 t + e`` of the
+    ``h``-th m8n8k16, is operand column ``32 bk + 8 t + 4 h + e``, for A and B alike); with
+    one, both take the instruction's own order (``apart`` 16). ``scale(which, index, bk)`` is the
+    f32 scale of row ``index`` of ``a`` or of ``w`` (column of the output) at block ``bk``."""
+
+    def __init__(self, tl, shape: MmaShape, m: int, n: int, depth: int, words, scale, emit,
+                 ldsm: dict | None = None):
+        self.tl, self.em, self.b, self.shape = tl, tl.em, tl.b, shape
+        self.m, self.n, self.depth = m, n, depth
+        self.words, self.scale, self.emit = words, scale, emit
+        self.ldsm = {k: v for k, v in (ldsm or {}).items() if v is not None} if shape is QUANTIZED else {}
+
+    def _a_fragments(self, lay, r0, kk) -> list:
+        """The A registers of the instruction tile at rows r0 .. (the whole-warp row ``r0``),
+        block start ``kk``: one list per instruction of the block."""
+        b = self.b
+        if "a" in self.ldsm:
+            # lane l gives the address of row l % 16, at column (l / 16) * 16
+            row = b.add(r0, b.and_(lay.lane, _c(15)))
+            col = b.add(kk, b.mul(b.lshr(lay.lane, _c(4)), _c(16)))
+            ptr, _ = self.tl.element_ptr(self.ldsm["a"], [row, col])
+            return [ldmatrix(self.em.ops, ptr, 4, False)]
+        row = b.add(r0, lay.g)
+        lo = self.words("a", row, self._k(lay, kk), self.apart)
+        if self.shape is QUANTIZED_8:
+            return [[lo[0]], [lo[1]]]
+        hi = self.words("a", b.add(row, _c(8)), self._k(lay, kk), self.apart)
+        return [[lo[0], hi[0], lo[1], hi[1]]]
+
+    def _b_fragments(self, lay, c0, kk) -> list:
+        """The B registers of each of the warp's ``wn`` instruction tiles from column c0: one
+        list per instruction of the block."""
+        b = self.b
+        if "w" in self.ldsm:
+            out = []
+            j = 0
+            while j < lay.wn:
+                pair = 2 if lay.wn - j >= 2 else 1
+                # lane l gives row (column of the output) c0 + 8 j + (l / 16) * 8 + l % 8 of w, at
+                # column kk + ((l / 8) & 1) * 16
+                q = b.lshr(lay.lane, _c(3))
+                k = b.add(kk, b.mul(b.and_(q, _c(1)), _c(16)))
+                row = b.add(b.add(c0, _c(j * QUANTIZED.n)), b.and_(lay.lane, _c(7)))
+                if pair == 2:
+                    row = b.add(row, b.mul(b.lshr(q, _c(1)), _c(8)))
+                ptr, _ = self.tl.element_ptr(self.ldsm["w"], [row, k])
+                regs = ldmatrix(self.em.ops, ptr, 2 * pair, False)
+                out.extend([regs[p * 2:(p + 1) * 2]] for p in range(pair))
+                j += pair
+            return out
+        out = []
+        for j in range(lay.wn):
+            w = self.words("w", b.add(b.add(c0, _c(j * self.shape.n)), lay.g), self._k(lay, kk), self.apart)
+            out.append([[w[0]], [w[1]]] if self.shape is QUANTIZED_8 else [w])
+        return out
+
+    def _k(self, lay, kk):
+        """The first column of the lane's bytes in the block starting at ``kk``."""
+        return self.b.add(kk, self.b.mul(lay.t, _c(8 if self.apart == 4 else 4)))
+
+    def lower(self) -> None:
+        em, b, s = self.em, self.b, self.shape
+        self.apart = 16 if self.ldsm else 4
+        most, unroll = quantized_budget(em.threads)
+        lay = Layout(em, s, self.m, self.n, most * (16 // s.m))
+        nacc = s.m * s.n // 32
+        accs = [[[em.alloca(FLOAT, name=f"qmma{i}_{j}_{c}") for c in range(nacc)] for j in range(lay.wn)]
+                for i in range(lay.wm)]
+        zero = [_c(0)] * nacc
+
+        def one_block(blk):
+            row0, col0 = lay.origin(blk)
+            rows = [b.add(b.add(row0, _c(i * s.m)), lay.g) for i in range(lay.wm)]
+            for i in range(lay.wm):
+                for j in range(lay.wn):
+                    for c in range(nacc):
+                        b.store(ir.Constant(FLOAT, 0.0), accs[i][j][c])
+
+            def step(bk):
+                kk = b.mul(bk, _c(32))
+                fa = [self._a_fragments(lay, b.add(row0, _c(i * s.m)), kk) for i in range(lay.wm)]
+                fb = self._b_fragments(lay, col0, kk)
+                sa = [[self.scale("a", b.add(rows[i], _c(8 * h)), bk) for h in range(s.m // 8)]
+                      for i in range(lay.wm)]
+                first = [b.add(b.add(col0, _c(j * s.n)), b.mul(lay.t, _c(2))) for j in range(lay.wn)]
+                sw = [[self.scale("w", b.add(first[j], _c(e)), bk) for e in range(2)] for j in range(lay.wn)]
+                for i in range(lay.wm):
+                    for j in range(lay.wn):
+                        d = zero
+                        for x, y in zip(fa[i], fb[j]):          # one instruction, or two chained
+                            d = mma(em.ops, s, x, y, d)
+                        for c in range(nacc):
+                            both = b.fmul(sa[i][c >> 1], sw[j][c & 1])
+                            scaled = b.fmul(b.sitofp(d[c], FLOAT), both, flags=("contract",))
+                            acc = b.load(accs[i][j][c], typ=FLOAT)
+                            b.store(b.fadd(acc, scaled, flags=("contract",)), accs[i][j][c])
+            steps = self.depth // 32
+            em.counted_loop(0, steps, step, unroll=steps if steps <= unroll else unroll)
+            for i in range(lay.wm):
+                for j in range(lay.wn):
+                    for c in range(nacc):
+                        self.emit(lay.coords(row0, col0, i, j, c), em.Val(b.load(accs[i][j][c], typ=FLOAT), F32))
+
+        def one(blk):
+            if lay.blocks % lay.warps:
+                with b.if_then(b.icmp_unsigned("<", blk, _c(lay.blocks))):      # the same in a whole warp
+                    one_block(blk)
+            else:
+                one_block(blk)
+        if lay.rounds == 1:
+            one(lay.warp)
+        else:
+            em.counted_loop(0, lay.rounds, lambda r: one(b.add(lay.warp, b.mul(r, _c(lay.warps)))))
+
+
+__all__ = ["MmaShape", "MmaDot", "MmaQuantized", "quantized_shape", "quantized_budget", "Carried", "Layout",
+           "tensor_core_shape", "warp_blocking", "mma", "ldmatrix", "rows_aligned"]

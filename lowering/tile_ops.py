@@ -10,7 +10,8 @@ rest of the statement (tiles.py fuses the elementwise tree around it and stores 
 | the same on aligned f32 tiles | the same, with the block's columns contiguous | ``ld.shared.v4.f32`` (four k of A, four columns of B) + ``fma.rn.f32`` |
 | ``rowsum``, ``rowmax`` | a segment of up to 32 lanes per row, lanes striding the row | ``add``/``max`` + ``shfl.sync.bfly`` |
 | ``cumsum`` | a group of lanes per column, a segment of rows per lane | ``add``, ``shfl.sync.up`` |
-| ``qdot_t``, ``qmma_t`` | a thread per output (the simple form) | ``dp4a`` per four bytes, ``fma`` per block of 32 |
+| ``qdot_t``, ``qmma_t``, ``M``, ``N`` multiples of 8 | each warp a block of 16 x 8 (8 x 8) instruction tiles (mma.py ``MmaQuantized``), operands read where they are: ``ldmatrix`` from aligned shared tiles, else 8 bytes of a row per load | ``mma.sync`` m16n8k32 s8 (sm_80 and later, ``M`` a multiple of 16; one per block of 32) or m8n8k16 (two), ``cvt.rn.f32.s32`` + ``fma`` per block |
+| other ``qdot_t``, ``qmma_t`` | a thread per output (the simple form) | ``dp4a`` per four bytes, ``fma`` per block of 32 |
 
 Operands of ``dot`` and ``dot_t`` that are not plain shared tiles (views of global memory,
 slices of tiles at offsets that are not constants, expressions) are first copied into scratch
@@ -31,7 +32,7 @@ from ..analyzer.syntax import ast as A
 from .errors import LoweringError
 from .ltypes import I32T, I64, SHARED, arith_type, const, scalar_ir
 from .memory import MemRef, Term, scale
-from .mma import Carried, MmaDot, rows_aligned, tensor_core_shape
+from .mma import Carried, MmaDot, MmaQuantized, quantized_shape, rows_aligned, tensor_core_shape
 
 MAX_BLOCK = 8          # at most 8 x 8 accumulators per thread
 # The k loop of dot unrolls 4 times: fully unrolled (BK = 32) it held 127 registers on tiled_gemm;
@@ -381,9 +382,10 @@ def cumsum(tl, sw, node, emit) -> None:
 
 
 def quantized(tl, sw, node, emit) -> None:
-    """``qdot_t(a, sa, w, sw)`` and ``qmma_t``: a thread per output; for each block of 32 along K
-    the i8 products are summed in i32 (dp4a on four bytes at a time), then scaled by the two
-    blocks' f32 scales and accumulated in f32."""
+    """``qdot_t(a, sa, w, sw)`` and ``qmma_t``: on the integer MMA where ``quantized_shape``
+    allows (``_quantized_mma``: sm_75 and later, ``M`` and ``N`` multiples of 8); else a thread
+    per output: for each block of 32 along K the i8 products are summed in i32 (dp4a on four
+    bytes at a time), then scaled by the two blocks' f32 scales and accumulated in f32."""
     em = tl.em
     b = tl.b
     a, sa, w, sw_ = node.args
@@ -391,20 +393,14 @@ def quantized(tl, sw, node, emit) -> None:
         tl.materialize_others(sw, x)
     m, depth = em.type_of(a).shape
     n = em.type_of(w).shape[0]
+    shape = quantized_shape(em.arch, m, n, depth, em.threads)
+    if shape is not None:                                  # mma.sync m16n8k32 or m8n8k16
+        _quantized_mma(tl, sw, node, emit, shape, m, n, depth)
+        return
     blocks = depth // 32
     acc = em.alloca(scalar_ir(F32), name="qacc")
     isum = em.alloca(scalar_ir(I32), name="qsum")
     transposed_scales = node.func == "qmma_t"
-
-    def byte_word(operand, row, k0):
-        """Four consecutive i8 of ``operand[row, k0 ..]`` packed into one i32 (little endian)."""
-        word = ir.Constant(I32T, 0)
-        for q in range(4):
-            k = b.add(k0, ir.Constant(I32T, q))
-            v = tl.value_at(sw, operand, [row, k])
-            byte = b.zext(v.v, I32T)
-            word = b.or_(word, b.shl(byte, ir.Constant(I32T, 8 * q)) if q else byte)
-        return word
 
     def output(coords):
         i, j = coords
@@ -416,7 +412,7 @@ def quantized(tl, sw, node, emit) -> None:
 
             def quad(q):
                 k0 = b.add(base, b.mul(q, ir.Constant(I32T, 4)))
-                total = K.dp4a(em.ops, byte_word(a, i, k0), byte_word(w, j, k0),
+                total = K.dp4a(em.ops, _byte_word(tl, sw, a, i, k0), _byte_word(tl, sw, w, j, k0),
                                b.load(isum, typ=I32T), True, True)              # dp4a.s32.s32
                 b.store(total, isum)
             em.counted_loop(0, 8, quad)
@@ -430,12 +426,70 @@ def quantized(tl, sw, node, emit) -> None:
     tl.linear([m, n], output)
 
 
+def _byte_word(tl, sw, operand, row, k0):
+    """Four consecutive i8 of ``operand[row, k0 ..]`` packed into one i32 (little endian)."""
+    b = tl.b
+    word = ir.Constant(I32T, 0)
+    for q in range(4):
+        k = b.add(k0, ir.Constant(I32T, q))
+        v = tl.value_at(sw, operand, [row, k])
+        byte = b.zext(v.v, I32T)
+        word = b.or_(word, b.shl(byte, ir.Constant(I32T, 8 * q)) if q else byte)
+    return word
+
+
+def _quantized_mma(tl, sw, node, emit, shape, m: int, n: int, depth: int) -> None:
+    """``qdot_t``/``qmma_t`` on the integer MMA (mma.py ``MmaQuantized``). ``a`` and ``w`` are
+    read where they are, with no shared memory of their own: an i8 shared tile whose rows start
+    at multiples of 16 bytes with ``ldmatrix`` (m16n8k32); anything else (a view of global
+    memory, an expression, an unaligned or masked slice) four or eight bytes of a row at a
+    time, in one load where it is an unmasked i8 tile or view and its alignment allows
+    (``ld.b32``, ``ld.v2.b32``), else byte by byte."""
+    em = tl.em
+    b = tl.b
+    a, sa, w, sw_ = node.args
+    operands = {"a": a, "w": w}
+
+    def plain(operand):
+        ref = sw.subst.get(id(operand)) or sw.leaves.get(id(operand))
+        if ref is not None and not ref.masked and ref.elem.name == "i8" and len(ref.axes) == 2:
+            return ref
+        return None
+    refs = {k: plain(v) for k, v in operands.items()}
+    ldsm = {k: r for k, r in refs.items() if r is not None and r.space == SHARED and rows_aligned(r, 1)}
+
+    def words(which, row, k, apart):
+        operand, ref = operands[which], refs[which]
+        if ref is not None:
+            terms = [scale(Term(b.zext(row, I64), 0), ref.axes[0].stride),
+                     scale(Term(b.zext(k, I64), 3 if apart == 4 else 2), ref.axes[1].stride)]
+            if apart == 4:                          # eight consecutive bytes
+                v = em.addr.load_run(ref, terms, 1, 8)
+                pair = b.bitcast(v, ir.VectorType(I32T, 2))
+                return [b.extract_element(pair, ir.Constant(I32T, e)) for e in range(2)]
+            out = []
+            for e in range(2):
+                ke = b.add(k, ir.Constant(I32T, apart)) if e else k
+                at = [terms[0], scale(Term(b.zext(ke, I64), 2), ref.axes[1].stride)]
+                out.append(b.bitcast(em.addr.load_run(ref, at, 1, 4), I32T))
+            return out
+        return [_byte_word(tl, sw, operand, row, b.add(k, ir.Constant(I32T, apart * e))) for e in range(2)]
+
+    def scale_of(which, index, bk):
+        if which == "a":
+            return em.to(tl.value_at(sw, sa, [index, bk]), F32).v
+        at = [bk, index] if node.func == "qmma_t" else [index, bk]
+        return em.to(tl.value_at(sw, sw_, at), F32).v
+
+    MmaQuantized(tl, shape, m, n, depth, words, scale_of, emit, ldsm).lower()
+
+
 PRODUCE = {
     "dot": dot,            # register-blocked fma over shared memory
     "dot_t": dot,          # the same, b copied transposed first
     "rowsum": row_reduce,  # add.f32 + shfl.sync.bfly
     "rowmax": row_reduce,  # max.f32 + shfl.sync.bfly
     "cumsum": cumsum,      # a running add.f32 down each column
-    "qdot_t": quantized,   # dp4a.s32.s32 + fma.rn.f32 per block of 32
+    "qdot_t": quantized,   # mma.sync m16n8k32 s8 (or dp4a.s32.s32) + fma.rn.f32 per block of 32
     "qmma_t": quantized,
 }

@@ -366,9 +366,13 @@ class BuiltinCalls(Part):
         names: dict = {}
         self.body.inst.ops[id(e)] = OpInfo(OpClass.CTA_WIDE, f, e.span, reads=_tile_reads(e, self.body.inst, names),
                                       operands=_broadcast_scalars(e, self.body.inst), read_names=names)
-        if f == "dot" or f == "dot_t":
+        if f in _PRODUCTS:
             self.body.inst.products[id(e)] = e
         return result
+
+
+# the tile products the shared-memory plan pads operands for (smem.dot_operands)
+_PRODUCTS = frozenset(("dot", "dot_t", "qdot_t", "qmma_t"))
 
 
 def _tile_builtin_result(ch: "BuiltinCalls", e: A.Call, ts) -> Type:

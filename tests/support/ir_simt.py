@@ -792,26 +792,29 @@ def _mma_element(ptx_type: str, bits: int):
 
 
 def _mma_warp(asm: str, lane_args: list) -> list:
-    """``mma.sync.aligned.mMnNkK.row.col`` for a whole warp: the fragments of every lane put back
-    into A [M, K], B [K, N] and C [M, N] (PTX ISA, "Matrix fragments for mma.m16n8k16" and
-    friends), D = A B + C exactly and rounded once to f32 (the hardware's order of the additions
-    is its own: results compare with a tolerance), or wrapped to 32 bits for s32; each lane gets
-    its four elements of D."""
+    """``mma.sync.aligned.mMnNkK.row.col`` for a whole warp (m16n8 and, for ``s8``/``u8``, m8n8):
+    the fragments of every lane put back into A [M, K], B [K, N] and C [M, N] (PTX ISA, "Matrix
+    fragments for mma.m16n8k16", "for mma.m8n8k16" and friends), D = A B + C exactly and rounded
+    once to f32 (the hardware's order of the additions is its own: results compare with a
+    tolerance), or wrapped to 32 bits for s32; each lane gets its elements of D (four; two for
+    m8n8: row l / 4, columns 2 (l % 4) and 2 (l % 4) + 1)."""
     found = _MMA.match(asm)
     if found is None:
         raise SimtError(f"inline asm {asm}")
     m, n, k = (int(x) for x in found.groups()[:3])
     dt, at, bt, ct = found.groups()[3:]
-    if (m, n) != (16, 8) or dt != ct:
+    if not ((m, n) == (16, 8) or ((m, n, k) == (8, 8, 16) and at in ("s8", "u8"))) or dt != ct:
         raise SimtError(f"mma shape {asm}")
     es = 1 if at in ("s8", "u8") else 2
     per = 4 // es
-    na, nb = m * k * es // 4 // 32, k * n * es // 4 // 32
+    na, nb, nc = m * k * es // 4 // 32, k * n * es // 4 // 32, m * n // 32
     A = [[None] * k for _ in range(m)]
     B = [[None] * n for _ in range(k)]
     C = [[None] * n for _ in range(m)]
     mask = (1 << (8 * es)) - 1
     for lane, args in enumerate(lane_args):
+        if len(args) != na + nb + nc:
+            raise SimtError(f"{asm}: {len(args)} operands")
         g, t = lane >> 2, lane & 3
         for j in range(na):
             row, col = g + 8 * (j & 1), (j >> 1) * (k // 2) + t * per
@@ -821,14 +824,14 @@ def _mma_warp(asm: str, lane_args: list) -> list:
             row = j * (k // 2) + t * per
             for e in range(per):
                 B[row + e][g] = _mma_element(bt, (args[na + j] >> (8 * es * e)) & mask)
-        for c in range(4):
+        for c in range(nc):
             x = args[na + nb + c]
             C[g + 8 * (c >> 1)][2 * t + (c & 1)] = x if dt == "f32" else _signed(x, 32)
     out = []
     for lane in range(32):
         g, t = lane >> 2, lane & 3
         regs = []
-        for c in range(4):
+        for c in range(nc):
             i, j = g + 8 * (c >> 1), 2 * t + (c & 1)
             if dt == "f32":
                 regs.append(_round(ir.FloatType(), math.fsum([A[i][q] * B[q][j] for q in range(k)] + [C[i][j]])))
