@@ -142,7 +142,9 @@ def _identity(op: str, t: Scalar) -> ir.Constant:
     if op == "all":
         return ir.Constant(I1, 1)
     if t.is_float:
-        return ir.Constant(ty, float("-inf") if op == "max" else float("inf"))
+        # NaN, not -inf/inf: max and min give the other operand for one NaN, so NaN is neutral,
+        # and a fold of nothing but NaNs stays NaN (docs/language-choices.md)
+        return ir.Constant(ty, float("nan"))
     bits = BYTES[t.name] * 8
     return ir.Constant(ty, -(1 << (bits - 1)) if op == "max" else (1 << (bits - 1)) - 1)
 

@@ -236,7 +236,9 @@ def _rounds(tl, count: int, threads: int, body) -> None:
 def _identity(op: str, comp: Scalar):
     if op == "sum":          # -0.0 for floats: a row of -0.0 sums to -0.0, as the simulator's does
         return ir.Constant(scalar_ir(comp), -0.0) if comp.is_float else const(comp, 0)
-    return ir.Constant(scalar_ir(comp), float("-inf")) if comp.is_float else const(comp, -(1 << 31))
+    # rowmax: NaN is neutral for max (one NaN gives the other operand), so a row of NaNs stays
+    # NaN, as the simulator and docs/language-choices.md say; -inf would turn it into -inf
+    return ir.Constant(scalar_ir(comp), float("nan")) if comp.is_float else const(comp, -(1 << 31))
 
 
 def row_reduce(tl, sw, node, emit) -> None:

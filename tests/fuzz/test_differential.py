@@ -182,6 +182,24 @@ def test_comparisons_min_max_and_where_with_nan_and_signed_zero():
     agree(sim, low)
 
 
+def test_folds_of_nothing_but_nan_stay_nan():
+    # rowmax and the CTA max/min started from -inf/inf in the lowering, so a row or a CTA of
+    # NaNs gave -inf where the simulator says NaN (one NaN gives the other operand, two give
+    # NaN: docs/language-choices.md); found by the differential phase (seed 31)
+    src = k1("  var t: tile<f32>[4, 40] = X[0 :+ 4, 0 :+ 40]\n  let m = rowmax(t)\n"
+             "  O[0 :+ 4, 0 :+ 1] = m\n  let v = X[ctx.thread / 40, ctx.thread % 40]\n"
+             "  let a = max<over ctx.thread>(v)\n  let b = min<over ctx.thread>(v)\n"
+             "  O[ctx.thread % 4, 1] = a\n  O[ctx.thread % 4, 2] = b",
+             "X: tensor<f32>[4, 40], O: tensor<f32>[4, 3]", threads=96)
+    X = np.full((4, 40), np.nan, np.float32)
+    X[1, 7] = -3.0                        # one number among NaNs wins
+    X[2, :] = -np.inf
+    for rows in (X, np.full((4, 40), np.nan, np.float32)):
+        sim, low = both(src, {"X": rows.copy(), "O": np.zeros((4, 3), np.float32)})
+        agree(sim, low)
+    assert np.isnan(low["O"]).all() and np.isnan(sim["O"]).all()
+
+
 def test_pow_follows_c_at_its_special_cases():
     # pow = ex2(y * lg2 x) gave NaN for 0^0, 1^NaN, (-2)^3, inf^0 where the simulator (numpy, C)
     # gives 1, 1, -8, 1; now the lowering spells those cases out
