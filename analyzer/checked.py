@@ -22,7 +22,7 @@ from ..language.records import record
 from . import api
 from .analysis import KernelAnalysis
 from .api import pause_gc, read_source, recursion_room
-from .constants import affine, constant_of
+from .constants import affine, constant_of, int_op
 from .diagnostics.model import ERROR, Diagnostic
 from .diagnostics.text import render_text
 from .facts.atoms import expr_kind
@@ -166,7 +166,7 @@ __all__ = [
     "check_source", "check_file", "read_source", "CheckedProgram", "CheckedKernel", "render_diagnostics",
     "pause_gc", "recursion_room",
     # the kinds (CheckedKernel.kind_of) and the values of constant expressions
-    "UNIFORM", "WARP_UNIFORM", "VARYING", "affine", "constant_of", "source_of",
+    "UNIFORM", "WARP_UNIFORM", "VARYING", "affine", "constant_of", "int_op", "source_of",
     # the shared-memory plan (CheckedKernel.smem) and the keys the lowering asks it by
     "SharedPlan", "ALIGN", "STATIC_LIMIT", "FOLD", "FOLD_SLOTS", "ONCE", "ONCE_SLOTS", "PRODUCERS",
     "round_up", "tile_key", "argument_key", "result_key", "statement_key", "tile_children",

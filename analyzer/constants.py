@@ -54,7 +54,7 @@ def affine(e, const_value, atom_key) -> Affine | None:
         if lc is None or rc is None:
             return None
         try:
-            return {None: _int_op(e.op, lc, rc)}
+            return {None: int_op(e.op, lc, rc)}
         except (ZeroDivisionError, ValueError, OverflowError):
             return None
     return None
@@ -79,12 +79,14 @@ def constant_of(f: Affine | None) -> int | None:
     return None if f is None else _constant(f)
 
 
-def _int_op(op: str, a: int, b: int) -> int:
+def int_op(op: str, a: int, b: int) -> int:
+    """``a op b`` on Python integers as Phobos computes it (no wrapping): `/` and `%` truncate
+    toward zero (§6); a shift by a negative count, or left by more than 64, is a ValueError."""
     if op == "/":
         q = abs(a) // abs(b)
         return q if (a >= 0) == (b >= 0) else -q        # truncates toward zero (§6)
     if op == "%":
-        return a - b * _int_op("/", a, b)
+        return a - b * int_op("/", a, b)
     if op == "<<":
         if b < 0 or b > 64:
             raise ValueError

@@ -41,7 +41,8 @@ from .tiles import TileLowering
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SHIFTS = ("<<", ">>")
 SMALL_LOOP_UNROLL = 16
-RUN_LOOP_UNROLL = 8          # a small loop over runs: 16 copies of its vectors held too many registers
+RUN_LOOP_UNROLL = 8          # a small loop over runs of more than SHORT_RUN elements
+SHORT_RUN = 4                # runs of at most this many elements (a 16-byte f32 vector) unroll 16 times
 SMALL_LOOP_NODES = 40
 
 # Operations this stage cannot lower yet, with what to say about them (LANGUAGE §8 allows a
@@ -121,16 +122,19 @@ def default_unroll(inst, s: A.For) -> int | None:
     times; measured in benchmarks/sass_vs_nvcc.py). Small: no nested loop, call, collective
     or shuffle, and at most SMALL_LOOP_NODES nodes, a run of n elements counting n times (an
     unrolled loop over 16-byte runs holds too many registers: layernorm_rows went from 40 to
-    112); a loop over runs RUN_LOOP_UNROLL times (16 copies of lanes_matvec's took 45 registers
-    against nvcc's 32)."""
+    112); a loop over runs longer than SHORT_RUN elements RUN_LOOP_UNROLL times (16 copies of
+    layernorm_rows' runs of 8 took 82 registers against 51). Runs of up to 4 elements unroll 16
+    times: lanes_matvec's took 45 registers against nvcc's 32 while its index was an i32 sum
+    sign-extended in every copy, and take 31 with 64-bit indices (index64) and the remainder
+    iterations first (pipeline.py)."""
     nodes = 0
-    runs = False
+    runs = 0
     stack = [s.body]
     while stack:
         n = stack.pop()
         t = inst.types.get(id(n))
         nodes += t.n if isinstance(t, Run) else 1
-        runs = runs or (isinstance(t, Run) and t.n > 1)
+        runs = max(runs, t.n if isinstance(t, Run) else 0)
         if nodes > SMALL_LOOP_NODES or isinstance(n, (A.For, A.While, A.GenericCall)):
             return None
         if isinstance(n, A.Call) and (id(n) in inst.calls or inst.ops.get(id(n)) is not None and
@@ -143,7 +147,7 @@ def default_unroll(inst, s: A.For) -> int | None:
             for x in (v if isinstance(v, tuple) else (v,)):
                 if hasattr(type(x), "__slots__") and hasattr(x, "span"):
                     stack.append(x)
-    return RUN_LOOP_UNROLL if runs else SMALL_LOOP_UNROLL
+    return RUN_LOOP_UNROLL if runs > SHORT_RUN else SMALL_LOOP_UNROLL
 
 
 @dataclass
@@ -169,6 +173,7 @@ class KernelEmitter:
         self.debug = debug                 # DebugInfo or None
         self.slots: dict[int, tuple] = {}  # binding uid -> ("value", Val) | ("var", ptr, t) | ("mem", MemRef)
         self.twos_of: dict[int, int] = {}  # binding uid -> trailing zeros known of its value
+        self.wide_of: dict[int, object] = {}  # loop variable uid -> its 64-bit counter (alloca)
         self.extent_values: dict[str, ir.Value] = {}
         self.frames: list[Frame] = []
         self.loops: list[tuple[ir.Block, ir.Block]] = []
@@ -539,8 +544,17 @@ class KernelEmitter:
         step_twos = self.twos(s.args[2]) if len(s.args) == 3 else 0
         self.twos_of[b.uid] = min(self.twos(s.args[0]), step_twos)
         ptr = self.alloca(scalar_ir(lt), name=s.var)
-        self.b.store(lo, ptr)
         self.slots[b.uid] = ("var", ptr, lt)
+        unroll = loop_unroll(self.inst, s, self.unroll_product)
+        stride = self.bounds.exact_const(s.args[2], self.inst) if len(s.args) == 3 else 1
+        # a loop LLVM unrolls is counted (_counted_for); a larger one keeps its i32 variable (the
+        # counter's two more registers: tiled_gemm's k0 loop went from 34 to 40)
+        counted = lt == I32 and unroll is not None and stride is not None and 0 < stride < 2 ** 31
+        if counted:
+            count, wide = self._counted_for(b, lo, hi, stride)
+        else:
+            self.b.store(lo, ptr)
+            self.wide_of.pop(b.uid, None)
         carried = self._carry_in(s)
         head = self.fn.append_basic_block("for")
         body = self.fn.append_basic_block("for_body")
@@ -548,10 +562,14 @@ class KernelEmitter:
         done = self.fn.append_basic_block("for_end")
         self.b.branch(head)
         self.b.position_at_end(head)
-        i = self.b.load(ptr, typ=scalar_ir(lt))
-        self.b.cbranch(self.b.icmp_signed("<", i, hi), body, done)
-        self.b.position_at_end(body)
-        unroll = loop_unroll(self.inst, s, self.unroll_product)
+        if counted:
+            self.b.cbranch(self.b.icmp_unsigned("<", self.b.load(count[0], typ=I32T), count[1]), body, done)
+            self.b.position_at_end(body)
+            self.b.store(self.b.trunc(self.b.load(wide, typ=I64), I32T), ptr)
+        else:
+            i = self.b.load(ptr, typ=scalar_ir(lt))
+            self.b.cbranch(self.b.icmp_signed("<", i, hi), body, done)
+            self.b.position_at_end(body)
         saved_product = self.unroll_product
         self.unroll_product *= unroll or 1
         self.loops.append((latch, done))
@@ -560,8 +578,14 @@ class KernelEmitter:
         self.unroll_product = saved_product
         self._close_into(latch)
         self.b.position_at_end(latch)
-        i = self.b.load(ptr, typ=scalar_ir(lt))
-        self.b.store(self.b.add(i, step, flags=("nsw",)), ptr)
+        if counted:
+            j = self.b.load(count[0], typ=I32T)
+            self.b.store(self.b.add(j, ir.Constant(I32T, 1), flags=("nuw",)), count[0])
+            w = self.b.load(wide, typ=I64)
+            self.b.store(self.b.add(w, ir.Constant(I64, stride), flags=("nsw",)), wide)
+        else:
+            i = self.b.load(ptr, typ=scalar_ir(lt))
+            self.b.store(self.b.add(i, step, flags=("nsw",)), ptr)
         back = self.b.branch(head)
         back.set_metadata("llvm.loop", self._loop_md(unroll))
         self.b.position_at_end(done)
@@ -570,6 +594,25 @@ class KernelEmitter:
                 c.leave()
                 del self.carried[id(c.stmt.value)]
             K.barrier(self.ops)                    # the write-back is a CTA-wide write (§10)
+
+    def _counted_for(self, b, lo, hi, stride: int):
+        """An i32 loop ``range(lo, hi, stride)`` with a constant positive stride, run as
+        ``ceil((hi - lo) / stride)`` iterations of an i32 counter from 0, its variable kept in 64
+        bits. LANGUAGE §5: the variable takes lo, lo + stride, .. while below hi and never steps
+        past the largest i32 (the simulator reports PH407 where it would), so the 64-bit value is
+        always the i32 one and subscripts use it without a sign extension; the count from 0 is
+        what LLVM's loop passes compare against, keeping the variable's own add out of the exit
+        test (one strided pointer and a 32-bit counter, as nvcc does)."""
+        lo64, hi64 = self.b.sext(lo, I64), self.b.sext(hi, I64)
+        span = self.b.sub(hi64, lo64, flags=("nsw",))     # at most 2^32 - 1: exact in 64 bits
+        n = self.b.udiv(self.b.add(span, ir.Constant(I64, stride - 1), flags=("nsw",)), ir.Constant(I64, stride))
+        n = self.b.select(self.b.icmp_signed("<", lo64, hi64), self.b.trunc(n, I32T), ir.Constant(I32T, 0))
+        j = self.alloca(I32T, name=b.name + ".n")
+        self.b.store(ir.Constant(I32T, 0), j)
+        wide = self.alloca(I64, name=b.name + ".64")
+        self.b.store(lo64, wide)
+        self.wide_of[b.uid] = wide
+        return (j, n), wide
 
     def _carry_in(self, s: A.For) -> list:
         """The accumulators the execution plan lets this loop carry in registers and that the
@@ -726,8 +769,53 @@ class KernelEmitter:
     # ---------------------------------------------------------------- subscripts
     def index_term(self, e) -> Term:
         v = self.expr(e)
+        if v.t == I32:
+            wide = self.index64(e)
+            if wide is not None:
+                return Term(wide, self.twos(e), v.v)
         narrow = convert(self.b, v.v, v.t, I32) if v.t.is_int and v.t.name != "i64" else None
         return Term(convert(self.b, v.v, v.t, T_I64), self.twos(e), narrow)
+
+    def index64(self, e) -> ir.Value | None:
+        """The i32 index ``e`` computed in 64 bits from its atoms, where the bounds analysis shows
+        that its i32 value never wraps (bounds.wide_index), so that LLVM sees the address as an
+        affine function of the loop variables (one strided pointer) rather than the sign
+        extension of an i32 sum; None elsewhere (the caller sign-extends the i32 value)."""
+        f = self.bounds.wide_index(e, self.inst)
+        if f is None or set(f) == {None}:
+            return None
+        # (no nsw: a partial sum may leave the i32 range, and even i64's with huge coefficients
+        # that cancel; the arithmetic is exact modulo 2^64 and the whole lies in the i32 range)
+        out = None
+        for k, c in sorted(((k, c) for k, c in f.items() if k is not None), key=repr):
+            x = self._atom64(k)
+            if x is None:
+                return None
+            if c != 1:
+                x = self.b.mul(x, ir.Constant(I64, c))
+            out = x if out is None else self.b.add(out, x)
+        if f.get(None, 0):
+            out = self.b.add(out, ir.Constant(I64, f[None]))
+        return out
+
+    def _atom64(self, key) -> ir.Value | None:
+        """An atom of bounds.wide_index, its i32 value sign-extended (a loop variable: its 64-bit
+        counter, the same value)."""
+        if key[0] == "ctx":
+            return self.b.sext(self.ctx(key[1]), I64)
+        if key[0] == "x":
+            return self.extent64(key[1])
+        uid = key[1]
+        if uid in self.wide_of:
+            return self.b.load(self.wide_of[uid], typ=I64)
+        slot = self.slots.get(uid)
+        if slot is None:
+            return None
+        if slot[0] == "value" and slot[1].t == I32:
+            return self.b.sext(slot[1].v, I64)
+        if slot[0] == "var" and slot[2] == I32 and self.binding_by_uid[uid].kind == "loop":
+            return self.b.sext(self.b.load(slot[1], typ=I32T), I64)
+        return None
 
     def point_terms(self, ref: MemRef, subs) -> list[Term]:
         if len(subs) != len(ref.axes):
