@@ -5,7 +5,9 @@ decide) is opened in a real `phobos-lsp` process over stdio, with no debounce. E
 whole-document change (a number in a comment differs, so the text is new) and times until the
 server publishes that version's diagnostics: parse, check, convert, JSON both ways. The baseline
 is the CLI's in-process check of the same text (`analyzer.check_source`, what `phobos-check`
-calls per file), timed in this process. Both are medians.
+calls per file), timed in this process. Both are medians, of wall time; CPU time is reported
+beside them (this process's for the check; the server's, read from /proc, as a mean per change,
+since the kernel counts it in ticks of 10 ms).
 
     python benchmarks/lsp_latency.py [--lines 300] [--rounds 40]
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import statistics
 import subprocess
@@ -72,6 +75,15 @@ class Server:
             if match(msg):
                 return msg
 
+    def cpu_seconds(self) -> float | None:
+        """User and system CPU time the server has used so far (None where /proc is absent)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def close(self) -> None:
         self.send({"jsonrpc": "2.0", "id": 99, "method": "shutdown"})
         self.wait(lambda m: m.get("id") == 99)
@@ -101,19 +113,24 @@ def measure(lines: int, rounds: int) -> dict:
     check_source(variants[0], "k.ph")              # warm: imports, grammar tables
 
     # paired rounds (the check here, then the server's), so that both see the same machine load
-    cli, lsp = [], []
+    cli, cli_cpu, lsp = [], [], []
+    server_cpu_start = server.cpu_seconds()
     for version, v in enumerate(variants[1:], start=1):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         check_source(v, "k.ph")
         cli.append(time.perf_counter() - start)
+        cli_cpu.append(time.process_time() - start_cpu)
         start = time.perf_counter()
         server.send({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
             "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": v}]}})
         server.wait(published(uri, version))
         lsp.append(time.perf_counter() - start)
+    server_cpu_end = server.cpu_seconds()
     server.close()
+    server_cpu = None if server_cpu_start is None else (server_cpu_end - server_cpu_start) / rounds * 1000
     return {"lines": text.count("\n") + 1, "rounds": rounds, "check_ms": statistics.median(cli) * 1000,
-            "lsp_ms": statistics.median(lsp) * 1000}
+            "check_cpu_ms": statistics.median(cli_cpu) * 1000, "lsp_ms": statistics.median(lsp) * 1000,
+            "lsp_cpu_ms": server_cpu, "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
 
 
 def main() -> int:
@@ -123,9 +140,12 @@ def main() -> int:
     args = parser.parse_args()
     r = measure(args.lines, args.rounds)
     print(f"kernel: {r['lines']} lines, {r['rounds']} changes")
-    print(f"in-process check (median): {r['check_ms']:.1f} ms")
-    print(f"phobos-lsp change -> diagnostics (median): {r['lsp_ms']:.1f} ms")
+    print(f"in-process check (median): {r['check_ms']:.1f} ms (CPU {r['check_cpu_ms']:.1f} ms)")
+    server_cpu = "" if r["lsp_cpu_ms"] is None else f" (server CPU per change, mean: {r['lsp_cpu_ms']:.1f} ms)"
+    print(f"phobos-lsp change -> diagnostics (median): {r['lsp_ms']:.1f} ms{server_cpu}")
     print(f"ratio: {r['lsp_ms'] / r['check_ms']:.2f}")
+    if r["load"] is not None:
+        print(f"load average (1 min) at the end: {r['load']:.2f}")
     return 0
 
 

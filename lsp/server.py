@@ -6,12 +6,17 @@ documents. Changes are debounced; every change starts a new generation of the do
 check publishes only if no change came while it ran: a stale result is dropped, never shown. At
 most one check per document runs at a time (a stale one cannot be interrupted, so the next waits
 for it rather than piling threads up). Requests that read the analysis (hover, inlay hints,
-definition, code actions) wait briefly for the current generation's check and answer nothing
-rather than answer from text that has since changed.
+definition, code actions, semantic tokens) wait briefly for the current generation's check and
+answer nothing rather than answer from text that has since changed.
 
 Each document is checked as ``phobos-check`` checks the file: with the configuration file above
-it (`[tool.phobos]`, cli/config.py). The client's ``initializationOptions`` add what flags would:
-``arch`` (as ``--arch``), ``defines`` (``{"N": 128}``, as ``-D``), and ``debounceMs``.
+it (`[tool.phobos]`, cli/config.py), read again at every check. The client's
+``initializationOptions`` add what flags would: ``arch`` (as ``--arch``), ``defines``
+(``{"N": 128}``, as ``-D``), and ``debounceMs``. ``workspace/didChangeConfiguration`` re-checks
+every open document (with the settings under its ``phobos`` key, when it carries some, in place
+of the previous ones), and so does a change to a `pyproject.toml` or `phobos.toml` that the
+client reports through ``workspace/didChangeWatchedFiles`` (the server asks to watch them where
+the client can register watchers).
 """
 
 from __future__ import annotations
@@ -29,9 +34,10 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import package_version
-from . import features
+from . import features, semantic
 from ..analyzer.checked import recursion_room
 from ..cli.common import UsageError, parse_defines
+from ..cli.config import PHOBOS_TOML, PYPROJECT
 from ..language.targets import TARGETS
 from .features import Checked
 from .text import UTF8, UTF16, UTF32
@@ -165,6 +171,12 @@ class PhobosServer(LanguageServer):
             doc.uri, [lsp for _, lsp in checked.published], doc.version))
         del previous
 
+    def recheck_all(self) -> None:
+        """Check every open document again (its text is unchanged, so its version too): the
+        configuration it is checked with may have changed."""
+        for uri, doc in list(self.documents.items()):
+            self.changed(uri, doc.version, 0)
+
     def closed(self, uri: str) -> None:
         doc = self.documents.pop(uri, None)
         if doc is not None:
@@ -184,6 +196,16 @@ class PhobosServer(LanguageServer):
                 return None
         checked = doc.checked
         return checked if checked is not None and checked.generation == doc.generation else None
+
+    def reconfigure(self, settings) -> None:
+        """``workspace/didChangeConfiguration``: the settings under ``phobos``, when the client
+        sends some, replace the previous ones (as ``initializationOptions`` would give them);
+        either way every open document is checked again, its configuration file read anew."""
+        options = settings.get("phobos") if isinstance(settings, dict) else None
+        if isinstance(options, dict):
+            self.settings = Settings()
+            self.configure(options)
+        self.recheck_all()
 
     def configure(self, options) -> None:
         """Read ``initializationOptions``; a bad value is reported to the user and ignored."""
@@ -223,6 +245,37 @@ server = PhobosServer()
 @server.feature(T.INITIALIZE)
 def _initialize(ls: PhobosServer, params: T.InitializeParams) -> None:
     ls.configure(params.initialization_options)
+
+
+CONFIG_FILES = (PHOBOS_TOML, PYPROJECT)
+
+
+@server.feature(T.INITIALIZED)
+async def _initialized(ls: PhobosServer, params: T.InitializedParams) -> None:
+    workspace = ls.client_capabilities.workspace
+    watched = workspace.did_change_watched_files if workspace is not None else None
+    if watched is None or not watched.dynamic_registration:
+        return
+    watchers = [T.FileSystemWatcher(f"**/{name}") for name in CONFIG_FILES]
+    try:
+        await ls.client_register_capability_async(T.RegistrationParams([T.Registration(
+            "phobos-config-files", T.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            T.DidChangeWatchedFilesRegistrationOptions(watchers))]))
+    except Exception:   # noqa: BLE001 - the client refused: configuration changes still come by didChangeConfiguration
+        log.warning("the client did not register the watchers of %s:\n%s", " and ".join(CONFIG_FILES),
+                    traceback.format_exc())
+
+
+@server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def _did_change_configuration(ls: PhobosServer, params: T.DidChangeConfigurationParams) -> None:
+    ls.reconfigure(params.settings)
+
+
+@server.feature(T.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+def _did_change_watched_files(ls: PhobosServer, params: T.DidChangeWatchedFilesParams) -> None:
+    names = {_path_of(change.uri).replace("\\", "/").rpartition("/")[2] for change in params.changes}
+    if names & set(CONFIG_FILES):
+        ls.recheck_all()
 
 
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
@@ -294,6 +347,13 @@ async def _code_action(ls: PhobosServer, params: T.CodeActionParams):
     return features.quick_fixes(checked, params.text_document.uri, params.range) if checked is not None else None
 
 
+@server.feature(T.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, semantic.LEGEND)
+@_guarded
+async def _semantic_tokens(ls: PhobosServer, params: T.SemanticTokensParams):
+    checked = await ls.current(params.text_document.uri)
+    return semantic.semantic_tokens(checked) if checked is not None else None
+
+
 def main(argv: list[str] | None = None) -> int:
     """Serve over stdio until the client says exit. ``--version`` prints the version."""
     argv = sys.argv[1:] if argv is None else argv
@@ -306,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format=f"{NAME}: %(levelname)s: %(message)s")
     threading.stack_size(THREAD_STACK_BYTES)
+    gc.freeze()         # the imports' objects: out of every later collection's walk
     with recursion_room():
         server.start_io()
     return 0

@@ -28,7 +28,6 @@ KEYWORDS = {
 # Only a built-in name opens a generic call (`sum<over ...`, `shfl<xor ...`, LANGUAGE §1); the
 # semantic pass says which built-ins accept one. `i<idx` with a variable `i` stays a comparison.
 GENERIC_MODES = ("over", "xor", "up", "down", "idx")
-_GENERIC_HEADS = "|".join(sorted(BUILTINS, key=len, reverse=True))
 
 PUNCT = {
     "(": "LPAR", ")": "RPAR", "[": "LSQB", "]": "RSQB", "{": "LBRACE", "}": "RBRACE",
@@ -46,22 +45,27 @@ TERMINALS = sorted(set(KEYWORDS.values()) | set(PUNCT.values()) | {"NAME", "INT"
 _punct_alts = "|".join(re.escape(p) for p in sorted(PUNCT, key=len, reverse=True))
 # A match is a token with the blanks before it (one loop turn per token, not two); blanks that
 # no token follows (before a bad character, at the end) match alone as `ws`. The blanks are
-# taken possessively, so a bad character after a long run costs no backtracking.
-_TOKEN_RE = re.compile(
+# taken possessively, so a bad character after a long run costs no backtracking. Names come
+# first: they are most of the tokens, and no other pattern starts with a letter or `_`.
+TOKEN_RE = re.compile(
     r"[ \t\r]*+(?:"
-    r"(?P<nl>\n)"
+    r"(?P<name>[^\W\d]\w*+)"
+    r"|(?P<nl>\n)"
     r"|(?P<comment>//[^\n]*)"
-    rf"|(?P<generic>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
-    rf"|(?P<spaced>(?<![A-Za-z0-9_])(?:{_GENERIC_HEADS})[ \t]+<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_]))"
     r"|(?P<float>[0-9]+\.[0-9]+(?:[eE][+-]?[0-9]+)?|[0-9]+[eE][+-]?[0-9]+)"
     r"|(?P<dotdot>\.\.)"
     r"|(?P<badnum>[0-9]+\.(?![0-9.])|\.[0-9]+|0[xX](?![0-9a-fA-F]))"
     r"|(?P<hex>0[xX][0-9a-fA-F]+)"
     r"|(?P<int>[0-9]+)"
-    r"|(?P<name>[^\W\d]\w*+)"
     rf"|(?P<punct>{_punct_alts})"
     r")|(?P<ws>[ \t\r]+)"
 )
+# After the name of a built-in (not preceded by an ASCII letter, digit or `_`), the rest of a
+# generic call's head: `<` and the mode, with blanks before the `<` (reported) or after it. The
+# tokens the main pattern finds inside it are skipped.
+_GENERIC_REST_RE = re.compile(r"([ \t]*)<[ \t]*(?:over|xor|up|down|idx)(?![A-Za-z0-9_])")
+_GENERIC_HEAD_NAMES = frozenset(BUILTINS)
+_WORD_BYTES = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
 
 # Tokens after which a newline ends a statement (LANGUAGE §1).
 _ENDS_STATEMENT = {"NAME", "INT", "FLOAT", "TRUE", "FALSE", "RPAR", "RSQB", "RBRACE", "BREAK",
@@ -132,76 +136,108 @@ def tokenize(text: str, errors: list[Diagnostic], stats: LexStats | None = None)
     ends_statement = _ENDS_STATEMENT
     brackets_kinds = _BRACKET_KINDS
     statement_starts = _STATEMENT_STARTS
+    heads = _HEADS
+    generic_heads = _GENERIC_HEAD_NAMES
+    word_bytes = _WORD_BYTES
+    literal_kinds = _LITERAL_KINDS
     ranges = False                  # a `..` was seen
     last_end = 0                    # the offset where the last token ends
+    skip_to = 0                     # the end of a generic call's head: matches inside it are part of it
+    new_tok = Tok
 
-    for m in _TOKEN_RE.finditer(text):
-        pos, end = m.span()
-        kind = m.lastgroup
-        value = m.group(kind) if kind == "name" else None
-        if value is not None and not value.isascii() and not value[0].isalpha():
-            # `²`, `½`: word characters but no letter, so part of a run of bad characters
-            if pos == expected_pos:
-                expected_pos = end - len(value)
-            continue
-        if pos != expected_pos:
-            _bad_characters(text, expected_pos, pos, line, line_start, errors)
-        expected_pos = end
-        if kind == "name":
-            tkind = keywords.get(value, "NAME")
-            if not value.isascii():
-                _non_ascii_name(value, end - len(value) - line_start + 1, line, errors, reported)
-        elif kind == "punct":
-            value = m.group(kind)
-            tkind = punct[value]
-        elif kind == "nl":
-            if (last_type in ends_statement and pending_nl is None
-                    and (not brackets or brackets[-1] == "{")):
-                pending_nl = (line, end - line_start)
-            line += 1
-            line_start = end
-            continue
-        elif kind == "ws" or kind == "comment":
-            continue
-        else:
-            value = m.group(kind)
-            tkind = _LITERAL_KINDS.get(kind)
-        col = end - len(value) - line_start + 1
-        end_col = end - line_start + 1
-        if kind == "spaced":  # `sum <over`: reported, then parsed as the generic call it means
-            tkind, value = "GENERIC", _spaced_generic(text, end - len(value), line, col, end_col, errors)
-        elif kind == "dotdot":  # `0..N`: rewritten to `range(0, N)` below, once its operands are read
-            tkind = "DOTDOT"
-            ranges = True
-        elif tkind is None:  # badnum: reported, then parsed as the number it was meant to be
-            tkind, value = _bad_number(value, line, col, end_col, errors)
-
-        if pending_nl is not None:
-            if tkind == "LBRACE" or tkind == "ELSE":
-                _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors,
-                               text[last_end:end - len(value)])
-            else:                  # the newline ends the statement (as _end_statement would)
-                append(Tok("SEMI", "", len(tokens), pending_nl[0], pending_nl[1], pending_nl[1]))
-                last_type = "SEMI"
-            pending_nl = None
-        if tkind in brackets_kinds:
-            if tkind == "LPAR" or tkind == "LSQB" or tkind == "LBRACE":
-                brackets.append(value)
-                if tkind == "LBRACE" and len(brackets) > max_braces:
-                    max_braces = len(brackets)
+    resume = 0                      # where the pattern reads on from
+    while resume is not None:
+        start_at, resume = resume, None
+        for m in TOKEN_RE.finditer(text, start_at):
+            pos, end = m.span()
+            if skip_to:
+                if end <= skip_to:
+                    continue
+                if pos < skip_to:    # a word runs on past the mode (`sum<overé`): read on after the head
+                    resume, skip_to = skip_to, 0
+                    break
+                skip_to = 0
+            kind = m.lastgroup
+            if kind == "name":
+                value = m.group(kind)
+                if not value.isascii() and not value[0].isalpha():
+                    # `²`, `½`: word characters but no letter, so part of a run of bad characters
+                    if pos == expected_pos:
+                        expected_pos = end - len(value)
+                    continue
+                if pos != expected_pos:
+                    _bad_characters(text, expected_pos, pos, line, line_start, errors)
+                expected_pos = end
+                start = end - len(value)
+                tkind = keywords.get(value, "NAME")
+                if value in generic_heads and (start == 0 or text[start - 1] not in word_bytes):
+                    rest = _GENERIC_REST_RE.match(text, end)
+                    if rest is not None:     # `sum<over`: one GENERIC token
+                        end = expected_pos = skip_to = rest.end()
+                        tkind = "GENERIC"
+                        if rest.group(1):    # `sum <over`: reported, then parsed as the generic call it means
+                            value = _spaced_generic(text, start, line, start - line_start + 1,
+                                                    end - line_start + 1, errors)
+                        else:
+                            value = text[start:end]
+                elif not value.isascii():
+                    _non_ascii_name(value, start - line_start + 1, line, errors, reported)
             else:
-                _close(tokens, brackets, tkind, value, last_type, errors)
-        n = len(tokens)
-        if last_type in statement_starts:
-            head_kind = tkind
-            if n - statement_start > max_stmt:
-                max_stmt = n - statement_start
-            statement_start = n
-        elif tkind in _HEADS:
-            head_kind = tkind
-        append(Tok(tkind, value, n, line, col, end_col))
-        last_type = tkind
-        last_end = end
+                if pos != expected_pos:
+                    _bad_characters(text, expected_pos, pos, line, line_start, errors)
+                expected_pos = end
+                if kind == "punct":
+                    value = m.group(kind)
+                    tkind = punct[value]
+                elif kind == "nl":
+                    if (last_type in ends_statement and pending_nl is None
+                            and (not brackets or brackets[-1] == "{")):
+                        pending_nl = (line, end - line_start)
+                    line += 1
+                    line_start = end
+                    continue
+                elif kind == "ws" or kind == "comment":
+                    continue
+                else:
+                    value = m.group(kind)
+                    tkind = literal_kinds.get(kind)
+                    if tkind is None:
+                        if kind == "dotdot":  # `0..N`: rewritten to `range(0, N)` below, once its operands are read
+                            tkind = "DOTDOT"
+                            ranges = True
+                        else:  # badnum: reported, then parsed as the number it was meant to be
+                            tkind, value = _bad_number(value, line, end - len(value) - line_start + 1,
+                                                       end - line_start + 1, errors)
+                start = end - len(value) if kind != "badnum" else m.start(kind)
+            col = start - line_start + 1
+            end_col = end - line_start + 1
+
+            if pending_nl is not None:
+                if tkind == "LBRACE" or tkind == "ELSE":
+                    _end_statement(tokens, pending_nl, tkind, line, col, end_col, head_kind, errors,
+                                   text[last_end:start])
+                else:                  # the newline ends the statement (as _end_statement would)
+                    append(new_tok("SEMI", "", len(tokens), pending_nl[0], pending_nl[1], pending_nl[1]))
+                    last_type = "SEMI"
+                pending_nl = None
+            if tkind in brackets_kinds:
+                if tkind == "LPAR" or tkind == "LSQB" or tkind == "LBRACE":
+                    brackets.append(value)
+                    if tkind == "LBRACE" and len(brackets) > max_braces:
+                        max_braces = len(brackets)
+                else:
+                    _close(tokens, brackets, tkind, value, last_type, errors)
+            n = len(tokens)
+            if last_type in statement_starts:
+                head_kind = tkind
+                if n - statement_start > max_stmt:
+                    max_stmt = n - statement_start
+                statement_start = n
+            elif tkind in heads:
+                head_kind = tkind
+            append(new_tok(tkind, value, n, line, col, end_col))
+            last_type = tkind
+            last_end = end
 
     if expected_pos != len(text):
         _bad_characters(text, expected_pos, len(text), line, line_start, errors)
@@ -238,7 +274,7 @@ _BRACKET_KINDS = frozenset(("LPAR", "LSQB", "LBRACE", "RPAR", "RSQB", "RBRACE"))
 # after these (or at the start) a token begins a statement
 _STATEMENT_STARTS = frozenset((None, "SEMI", "LBRACE", "RBRACE"))
 # token kinds of the literal patterns (badnum is absent: it is reported)
-_LITERAL_KINDS = {"int": "INT", "hex": "INT", "float": "FLOAT", "generic": "GENERIC"}
+_LITERAL_KINDS = {"int": "INT", "hex": "INT", "float": "FLOAT"}
 
 
 def _bad_characters(text, start, stop, line, line_start, errors):

@@ -42,3 +42,34 @@ def test_command_line(args, status, out):
     assert done.stdout.startswith(out)
     if status:
         assert "phobos-lsp: error:" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_the_server_asks_to_watch_the_configuration_files():
+    capabilities = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}}
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"processId": None, "rootUri": None, "capabilities": capabilities}},
+        {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+        {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+        {"jsonrpc": "2.0", "method": "exit"},
+    ]
+    done = subprocess.run(SERVER, input=b"".join(map(_frame, messages)), capture_output=True, timeout=120)
+    assert done.returncode == 0, done.stderr.decode()
+    requests = [m for m in _messages(done.stdout) if m.get("method") == "client/registerCapability"]
+    assert len(requests) == 1
+    (registration,) = requests[0]["params"]["registrations"]
+    assert registration["method"] == "workspace/didChangeWatchedFiles"
+    assert [w["globPattern"] for w in registration["registerOptions"]["watchers"]] == [
+        "**/phobos.toml", "**/pyproject.toml"]
+
+
+def _messages(stream: bytes) -> list[dict]:
+    """The JSON-RPC messages in what the server wrote."""
+    out = []
+    while stream:
+        header, _, rest = stream.partition(b"\r\n\r\n")
+        length = int(header.split(b"Content-Length:")[1].split(b"\r\n")[0])
+        out.append(json.loads(rest[:length]))
+        stream = rest[length:]
+    return out

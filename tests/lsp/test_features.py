@@ -11,6 +11,7 @@ from paths import EXAMPLES
 from phobos_tools.analyzer.diagnostics.model import Diagnostic, Edit, Fix, Label, Span
 from phobos_tools.lsp import features as F
 from phobos_tools.lsp.convert import code_actions, lsp_diagnostic
+from phobos_tools.lsp.semantic import semantic_tokens
 from phobos_tools.lsp.text import UTF8, UTF16, UTF32, Lines
 
 URI = "file:///virtual/k.ph"
@@ -106,6 +107,7 @@ def _every_answer(text: str) -> None:
     F.inlay_hints(checked)
     F.document_symbols(checked)
     F.quick_fixes(checked, URI, T.Range(T.Position(0, 0), T.Position(999, 0)))
+    semantic_tokens(checked)
     for n, line in enumerate(text.split("\n")):
         for character in range(0, len(line) + 1, 3):
             F.hover(checked, T.Position(n, character))

@@ -54,6 +54,8 @@ async def test_initialize_announces_what_the_server_does(client: LanguageClient)
     assert getattr(sync, "change", sync) == T.TextDocumentSyncKind.Full
     assert caps.hover_provider and caps.inlay_hint_provider and caps.definition_provider
     assert caps.document_symbol_provider and caps.code_action_provider
+    legend = caps.semantic_tokens_provider.legend
+    assert caps.semantic_tokens_provider.full and "varying" in legend.token_modifiers
 
 
 async def test_a_divergent_barrier_comes_with_its_chain(client: LanguageClient):
@@ -140,6 +142,24 @@ async def test_definition_of_a_binding_and_of_a_function(client: LanguageClient)
     assert (found.range.start.line, found.range.start.character) == (0, 9)     # the parameter
 
 
+async def test_semantic_tokens_carry_the_kinds(client: LanguageClient):
+    uri = "file:///virtual/matvec_tokens.ph"
+    open_doc(client, uri, MATVEC)
+    await diagnostics_of(client, uri, 1)
+    legend = client.init_result.capabilities.semantic_tokens_provider.legend
+    tokens = await client.text_document_semantic_tokens_full_async(
+        T.SemanticTokensParams(T.TextDocumentIdentifier(uri)))
+    data, line, start, found = tokens.data, 0, 0, {}
+    for i in range(0, len(data), 5):
+        line += data[i]
+        start = data[i + 1] if data[i] else start + data[i + 1]
+        word = MATVEC.split("\n")[line][start:start + data[i + 2]]
+        mods = {m for b, m in enumerate(legend.token_modifiers) if data[i + 4] >> b & 1}
+        found.setdefault((line + 1, word), (legend.token_types[data[i + 3]], mods))
+    assert found[(9, "acc")] == ("variable", {"declaration", "varying"})
+    assert found[(8, "row")] == ("variable", {"declaration", "readonly", "warpUniform"})
+
+
 async def test_document_symbols_list_kernels_and_functions(client: LanguageClient):
     source = ("fn twice(x: f32) -> f32 {\n  return x * 2.0\n}\n\n@launch(32)\n"
               "kernel k(O: tensor<f32>[32]) {\n  O[ctx.thread] = twice(1.0)\n}\n")
@@ -200,6 +220,58 @@ async def test_closing_clears_the_diagnostics(client: LanguageClient):
             break
         await asyncio.sleep(0.01)
     assert list(client.diagnostics[uri]) == []
+
+
+UNUSED = "@launch(32)\nkernel k(O: tensor<f32>[32]) {\n  let unused = 1\n  O[ctx.thread] = 1.0\n}\n"
+
+
+async def published_after(client: LanguageClient, uri: str, seen: int, timeout: float = 60.0) -> list:
+    """The diagnostics of the first publication for ``uri`` after the first ``seen`` ones."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        mine = [p for p in client.published if p.uri == uri]
+        if len(mine) > seen:
+            return list(mine[seen].diagnostics)
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"nothing published again for {uri} within {timeout} s")
+
+
+async def test_a_configuration_change_rechecks_the_open_documents(client: LanguageClient, tmp_path):
+    kernel = tmp_path / "k.ph"
+    kernel.write_text(UNUSED)
+    uri = kernel.as_uri()
+    open_doc(client, uri, UNUSED)
+    assert [d.code for d in await diagnostics_of(client, uri, 1)] == ["PH501"]
+
+    def count() -> int:
+        return len([p for p in client.published if p.uri == uri])
+
+    # the workspace's configuration changed: the file above the document is read again
+    (tmp_path / "pyproject.toml").write_text('[tool.phobos]\nignore = ["PH501"]\n')
+    seen = count()
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(settings=None))
+    assert await published_after(client, uri, seen) == []
+    assert [p.version for p in client.published if p.uri == uri][-1] == 1     # the same text
+
+    # a watched file changed: the lint is selected again
+    (tmp_path / "pyproject.toml").write_text('[tool.phobos]\nselect = ["PH501"]\n')
+    seen = count()
+    client.workspace_did_change_watched_files(T.DidChangeWatchedFilesParams(
+        [T.FileEvent((tmp_path / "pyproject.toml").as_uri(), T.FileChangeType.Changed)]))
+    assert [d.code for d in await published_after(client, uri, seen)] == ["PH501"]
+
+    # settings under `phobos` replace the initialization options: a define the kernel needs
+    (tmp_path / "pyproject.toml").write_text("[tool.phobos]\n")
+    change_doc(client, uri, UNUSED.replace("unused = 1", "unused = W"), 2)
+    assert [d.code for d in await diagnostics_of(client, uri, 2)] == ["PH101"]     # W is unknown
+    seen = count()
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"phobos": {"defines": {"W": 32}, "debounceMs": 20}}))
+    assert [d.code for d in await published_after(client, uri, seen)] == ["PH501"]
+    client.workspace_did_change_configuration(T.DidChangeConfigurationParams(
+        settings={"phobos": {"debounceMs": 20}}))
+    client.text_document_did_close(T.DidCloseTextDocumentParams(T.TextDocumentIdentifier(uri)))
 
 
 async def test_a_long_check_blocks_neither_other_documents_nor_hover(client: LanguageClient):

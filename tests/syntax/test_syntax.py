@@ -662,3 +662,25 @@ def test_each_trailing_comma_is_one_error_and_the_rest_still_parses():
     assert [(d.code, d.span.line, d.span.column) for d in diags] == [
         ("PH005", 1, 11), ("PH005", 2, 26), ("PH005", 2, 36), ("PH005", 5, 6), ("PH005", 7, 6)]
     assert program is not None and [p.name for p in program.kernels[0].params] == ["A", "b"]
+
+
+@pytest.mark.parametrize("src, kinds, codes", [
+    ("sum<over ctx.lane>(x)", [("GENERIC", "sum<over"), ("NAME", "ctx"), ("DOT", "."), ("NAME", "lane"),
+                               ("GT", ">"), ("LPAR", "("), ("NAME", "x"), ("RPAR", ")"), ("SEMI", "")], []),
+    ("dot_t<idx 1>(a)", [("GENERIC", "dot_t<idx"), ("INT", "1"), ("GT", ">"), ("LPAR", "("), ("NAME", "a"),
+                         ("RPAR", ")"), ("SEMI", "")], []),
+    # a built-in's name right after a digit is no call head: `2sum` is `2` then `sum`
+    ("2sum<over x>(y)", [("INT", "2"), ("NAME", "sum"), ("LT", "<"), ("NAME", "over"), ("NAME", "x"),
+                         ("GT", ">"), ("LPAR", "("), ("NAME", "y"), ("RPAR", ")"), ("SEMI", "")], []),
+    ("sum <over x>(y)", [("GENERIC", "sum<over"), ("NAME", "x"), ("GT", ">"), ("LPAR", "("), ("NAME", "y"),
+                         ("RPAR", ")"), ("SEMI", "")], ["PH005"]),
+    ("sum<overx>(y)", [("NAME", "sum"), ("LT", "<"), ("NAME", "overx"), ("GT", ">"), ("LPAR", "("),
+                       ("NAME", "y"), ("RPAR", ")"), ("SEMI", "")], []),
+    # a letter outside ASCII right after the mode: the head ends at the mode, the letter is a name
+    ("sum<overé x>(y)", [("GENERIC", "sum<over"), ("NAME", "é"), ("NAME", "x"), ("GT", ">"), ("LPAR", "("),
+                         ("NAME", "y"), ("RPAR", ")"), ("SEMI", "")], ["PH003"]),
+])
+def test_generic_call_heads(src, kinds, codes):
+    errors = []
+    assert [(t.type, t.value) for t in tokenize(src, errors)] == kinds
+    assert [d.code for d in errors] == codes
