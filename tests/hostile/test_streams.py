@@ -44,7 +44,10 @@ def rejected(tmp_path_factory) -> Path:
 
 
 def _interrupt_after(argv, delay: float) -> tuple[int, float, bytes, bytes]:
-    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # SIGINT back to its default in the child: a run started in the background of a
+    # non-interactive shell (`.ci/run &`) inherits it ignored, and Python then leaves it ignored
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(delay)
     start = time.monotonic()
     p.send_signal(signal.SIGINT)
