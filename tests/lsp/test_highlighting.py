@@ -90,3 +90,12 @@ def test_the_vscode_manifest_points_at_its_files():
     [grammar] = manifest["contributes"]["grammars"]
     assert (VSCODE / grammar["path"]).resolve() == GRAMMAR.resolve()
     assert (VSCODE / manifest["main"]).is_file()
+
+
+def test_the_vscode_manifest_declares_the_servers_kind_modifiers():
+    # a theme rule such as "*.varying:phobos" names a modifier VS Code must know of
+    from phobos_tools.lsp.semantic import TOKEN_MODIFIERS
+    manifest = json.loads((VSCODE / "package.json").read_text())
+    declared = {m["id"] for m in manifest["contributes"]["semanticTokenModifiers"]}
+    assert declared == {"uniform", "warpUniform", "varying"} <= set(TOKEN_MODIFIERS)
+
