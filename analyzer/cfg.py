@@ -498,7 +498,9 @@ class Builder:
         swept into a tile of its own before the call: a CTA-wide operation at its place, with
         the tile operations nested in it."""
         op = inst.ops.get(id(a))
-        if op is None or op.cls is not OpClass.CTA_WIDE or op.name == "slice" or type(a) is A.Index:
+        if (op is None or op.cls is not OpClass.CTA_WIDE or op.name == "slice" or type(a) is A.Index
+                or getattr(a, "func", None) in ONCE_PER_CTA):
+            # an atomic, acquire load or release store yields a scalar and has its own node
             return self.expr(a, preds, inst, parent)
         saved_sink, self._sink = self._sink, []
         saved_early, self._early = self._early, _early_ids(inst, a)
