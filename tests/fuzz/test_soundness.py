@@ -162,3 +162,20 @@ def test_a_point_read_of_a_uniform_nan_store_is_no_race():
     O = np.zeros((1, 32), np.float32)
     k(O, -1.0, grid=(1,))
     assert np.isnan(O).all()
+
+
+# ------------------------------------------------------------------ a tile operation before a call in a slice offset
+
+@pytest.mark.parametrize("seed", [179, 481])
+def test_a_tile_operation_before_a_barrier_call_in_a_slice_offset(seed):
+    """The generator's `slice-call` shape (fixed in 9a914b9, fixture
+    PH303/fires_operand_before_call_in_slice_subscript.ph, which the fuzzer did not write before):
+    `rowsum(s[..]) + u[0 :+ 1, (synci(..) & 0) :+ 8]` runs `rowsum` before the call's barrier
+    (LANGUAGE §6), so it reads the per-thread stores just made to `s` (PH303). On the code before
+    the fix these two seeds were accepted and the simulator fired PH303 on them."""
+    gk = generate(random.Random(seed), race_free=True)
+    assert "slice-call" in gk.shapes
+    assert "PH303" in {d.code for d in check_source(gk.source).diagnostics}
+    outcomes, findings = H.soundness(gk, np.random.default_rng(seed), build=False)
+    _check(outcomes, findings)
+    assert any(r.code == "PH303" for o in outcomes for r in o.runs), [(r.code, r.message) for o in outcomes for r in o.runs]

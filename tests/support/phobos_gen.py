@@ -172,7 +172,9 @@ def kernels(draw):
 # PH302 broken on purpose); early exits in inner loops with a CTA-wide operation in the outer
 # loop after them, and functions with loops and early `return`s called in a loop; and guards on
 # uniform loop variables around per-thread stores into `s` and CTA-wide reads of it, placed so
-# that a barrier is provably not needed (§9.6's examples) or, on purpose, needed and missing.
+# that a barrier is provably not needed (§9.6's examples) or, on purpose, needed and missing; and a
+# tile operation left of a slice whose offset calls a function with a barrier, a CTA collective, an
+# atomic or a per-thread store (§6: the left operand's reads come before the call's barrier).
 #
 # Race-free (``race_free=True``, LANGUAGE §9.8): threads store per thread only into their own
 # elements (`s[0, ctx.thread]`, the view `sv`, `O[cid, 4 * ctx.thread + j]`, the run
@@ -361,6 +363,23 @@ fn pick(c: bool, a: i32, b: i32) -> i32 {
     return a
   }
   return b
+}
+
+// a uniform value from a call with an effect, for a slice's offset after a tile operation in the
+// same statement (LANGUAGE §6: the left operand runs completely before the right one's subscripts)
+fn synci(x: i32) -> i32 {
+  barrier()
+  return x
+}
+
+fn bumpi(X: tensor<i32>[QQ], x: i32) -> i32 {
+  let a = atomic_add(X[QQ - 1], 1)
+  return x + (a & 0)
+}
+
+fn seti(X: tensor<f32>[RR, QQ], i: i32, j: i32, v: f32) -> i32 {
+  X[i, j] = v
+  return 0
 }
 
 // loops with early exits inside inlined functions
@@ -1371,7 +1390,7 @@ class KernelGen:
     # control tracking exact, and records its name in ``self.shapes``.
 
     SHAPES = ("while-call", "short-circuit", "sc-barrier", "builtin", "nested-exit", "inlined-exit",
-              "loop-guard")
+              "loop-guard", "slice-call")
 
     def targeted(self, ctl: int, depth: int) -> bool:
         ch = self.ch
@@ -1392,6 +1411,8 @@ class KernelGen:
             self.guard_loop_stmt(c)
         elif r == 10 and c == U and self.exact:
             self.sc_barrier_stmt(c)
+        elif r == 11 and c == U and self.exact:
+            self.slice_call_stmt(c)
         else:
             return False
         return True
@@ -1558,6 +1579,68 @@ class KernelGen:
         if "u" not in self.dirty | (self.stored if self.back_edges() else set()):
             forms.append("u = u + s[0 :+ 1, 0 :+ 32]")
         self.emit(ch.pick(forms))
+
+    def slice_call_stmt(self, c: int) -> None:
+        """A tile operation (a built-in or an elementwise sweep) left of a slice whose offset calls
+        a function with an effect that returns a uniform value: a barrier (`synci`, `synced`,
+        `stepsync`, which may run none), a CTA collective, an atomic, a per-thread store (`seti`).
+        The left operand runs completely before the right one's subscripts, and those before its
+        access (LANGUAGE §6): the call's barrier orders the right slice's read after the stores
+        before the statement, never the left operand's reads, which (often, on purpose) read a
+        buffer with per-thread stores that only that barrier would have ordered (PH303)."""
+        ch = self.ch
+        self.shape("slice-call")
+        x, _ = self.i32(U, c, 1)
+        call, sync = ch.pick([(f"synci({x})", True), (f"synci({x})", True), (f"i32(synced({x}))", True),
+                              (f"stepsync({x})", False), (f"cutoff({x})", False),
+                              (f"ctamax({x})", False), (f"bumpi(F, {x})", False), ("seti", False)])
+        late = self.ustored | (self.ustored_any if self.back_edges() else set())
+        if call == "seti":
+            if "O" in late and self.race_free:
+                call = f"synci({x})"
+                sync = True
+            else:
+                v, _ = self.f32(V, c, 1)
+                call = f"seti(O, cid, ctx.thread * 4 + {ch.int(0, 3)}, {v})"
+        store = call.startswith("seti")
+        off = f"({call} & 3)"
+        # (left reads, right reads, target, text)
+        forms = [
+            (("u",), "A", "u", lambda: f"u = rowsum(u * {self.bscalar(c)}) + A[{off} :+ 4, 0 :+ 32]"),
+            (("u",), "A", "u", lambda: f"u = rowmax(u) - A[{off} :+ 4, 32 :+ 32]"),
+            (("u",), "A", "u", lambda: f"u = u * {self.bscalar(c)} + A[{off} :+ 4, 0 :+ 32]"),
+            (("sq",), "A", "sq", lambda: f"sq = transpose(sq * {self.bscalar(c)}) + A[{off} :+ 8, 0 :+ 8]"),
+            (("sq",), "A", "sq", lambda: f"sq = dot(sq, sq) * 0.125 + A[{off} :+ 8, 8 :+ 8]"),
+            (("s",), "A", "s", lambda: f"s = s * 0.5 + A[{off} :+ 1, 0 :+ BLK]"),
+            (("s",), "A", "u", lambda: f"u = rowsum(s[0 :+ 1, 0 :+ 32]) + A[{off} :+ 4, 0 :+ 32]"),
+            (("s",), "A", "sq", lambda: f"sq[0 :+ 1, 0 :+ 8] = rowmax(sv[0 :+ 1, 0 :+ 8]) + A[{off} :+ 1, 0 :+ 8]"),
+            (("u",), "s", "u", lambda: f"u = rowsum(u) + s[0 :+ 1, (({call}) & 0) :+ 32]"),
+            (("s",), "u", "sq", lambda: f"sq[0 :+ 1, :] = rowsum(s[0 :+ 1, 0 :+ 8]) + u[0 :+ 1, (({call}) & 0) :+ 8]"),
+            (("u",), "A", "O", lambda: f"O[cid :+ 1, 0 :+ 4] = transpose(rowsum(u)) + A[{off} :+ 1, 0 :+ 4]"),
+            (("s",), "A", "O", lambda: f"O[cid :+ 1, 0 :+ BLK] = s + A[{off} :+ 1, 0 :+ BLK]"),
+        ]
+        if store:
+            forms = [f for f in forms if f[2] != "O"]
+        if sync and ch.chance(0.5):
+            forms = [f for f in forms if f[0] == ("s",)]     # the left operand reads `s`, often just stored
+        left, right, target, form = ch.pick(forms)
+        if left == ("s",) and "s" not in self.dirty and not (late & {"s"}) and ch.chance(0.6):
+            v, _ = self.f32(V, c, 1)
+            self.emit(ch.pick(["s[0, ctx.thread] = {v}", "sv[0, ctx.thread] = {v}",
+                               "put(s, ctx.thread, {v})"]).format(v=v))
+            self.stored_into("s")
+        back = self.stored if self.back_edges() else set()
+        stale_left = set(left) & (self.dirty | back)
+        stale_right = {right} & (self.dirty | back) if not sync else set()
+        if sync and not stale_right and set(left) & self.dirty and ch.chance(0.4):
+            self.violations += 1     # the call's barrier runs after the left operand's read
+        elif stale_left or stale_right:
+            self.before_cta_read(c, left + (right,))
+        self.emit(form())
+        if sync:
+            self.dirty, self.ustored = set(), set()
+        if store:
+            self.stored_into("O")
 
     def bscalar(self, c: int) -> str:
         """The scalar a tile sweep broadcasts: uniform, or (a rule broken on purpose, PH302)
