@@ -19,8 +19,7 @@ inside the i32 range, so that no wrap-around (LANGUAGE §3) can tell the two apa
 
 from __future__ import annotations
 
-from ..analyzer.checked import affine
-from ..analyzer.checked import int_op
+from ..analyzer.checked import affine, int_op
 from ..analyzer.syntax import ast as A
 from ..language.types import Scalar, settle
 

@@ -216,6 +216,22 @@ class Layout:
         col = b.add(b.add(col0, _c(j * s.n)), b.mul(self.t, _c(2)))
         return [b.add(r, _c(8)) if c >= 2 else r, b.add(col, _c(1)) if c & 1 else col]
 
+    def each_block(self, body) -> None:
+        """``body(blk)`` for each of the warp's blocks, in a loop over the rounds (a product whose
+        accumulators end with each block)."""
+        b = self.b
+
+        def one(blk):
+            if self.blocks % self.warps:
+                with b.if_then(b.icmp_unsigned("<", blk, _c(self.blocks))):      # the same in a whole warp
+                    body(blk)
+            else:
+                body(blk)
+        if self.rounds == 1:
+            one(self.warp)
+        else:
+            self.em.counted_loop(0, self.rounds, lambda r: one(b.add(self.warp, b.mul(r, _c(self.warps)))))
+
     def each_round(self, body) -> None:
         """``body(r, blk)`` for each of the warp's blocks, rounds unrolled (a carried product
         keeps every round's accumulators)."""
@@ -343,16 +359,7 @@ class MmaDot:
                         self.emit(lay.coords(row0, col0, i, j, c),
                                   em.Val(b.load(accs[i][j][c], typ=ct), self.comp))
 
-        def one(blk):
-            if lay.blocks % lay.warps:
-                with b.if_then(b.icmp_unsigned("<", blk, _c(lay.blocks))):      # the same in a whole warp
-                    one_block(blk)
-            else:
-                one_block(blk)
-        if lay.rounds == 1:
-            one(lay.warp)
-        else:
-            em.counted_loop(0, lay.rounds, lambda r: one(b.add(lay.warp, b.mul(r, _c(lay.warps)))))
+        lay.each_block(one_block)
 
     # ---------------------------------------------------------------- fragments
     def a_fragment(self, r0, k0) -> list:
@@ -569,16 +576,7 @@ class MmaQuantized:
                     for c in range(nacc):
                         self.emit(lay.coords(row0, col0, i, j, c), em.Val(b.load(accs[i][j][c], typ=FLOAT), F32))
 
-        def one(blk):
-            if lay.blocks % lay.warps:
-                with b.if_then(b.icmp_unsigned("<", blk, _c(lay.blocks))):      # the same in a whole warp
-                    one_block(blk)
-            else:
-                one_block(blk)
-        if lay.rounds == 1:
-            one(lay.warp)
-        else:
-            em.counted_loop(0, lay.rounds, lambda r: one(b.add(lay.warp, b.mul(r, _c(lay.warps)))))
+        lay.each_block(one_block)
 
 
 __all__ = ["MmaShape", "MmaDot", "MmaQuantized", "quantized_shape", "quantized_budget", "Carried", "Layout",
