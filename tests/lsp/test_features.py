@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from lsprotocol import types as T
+from lsp_client import PER_CALL_SITE
 from paths import EXAMPLES
 
 from phobos_tools.analyzer.diagnostics.model import Diagnostic, Edit, Fix, Label, Span
@@ -15,21 +16,6 @@ from phobos_tools.lsp.semantic import semantic_tokens
 from phobos_tools.lsp.text import UTF8, UTF16, UTF32, Lines
 
 URI = "file:///virtual/k.ph"
-
-PER_CALL_SITE = """\
-fn scaled(x: i32) -> i32 {
-  let y = x * 2
-  return y
-}
-
-@launch(64)
-kernel k(O: tensor<i32>[64]) {
-  let a = scaled(ctx.block.x)
-  let b = scaled(ctx.thread)
-  O[ctx.thread] = a + b
-}
-"""
-
 
 def pos(text: str, line: int, word: str, offset: int = 0) -> T.Position:
     return T.Position(line - 1, text.split("\n")[line - 1].index(word) + offset)

@@ -4,6 +4,7 @@ call sites, and lengths in the editor's units."""
 
 from __future__ import annotations
 
+from lsp_client import PER_CALL_SITE
 from paths import EXAMPLES
 
 from phobos_tools.lsp import features as F
@@ -61,21 +62,6 @@ def test_words_and_the_kinds_of_bindings():
     assert got[(13, "x")] == ("parameter", set())                          # the tensor, not ctx's x
     assert got[(16, "sum")] == ("function", {"defaultLibrary"})
     assert got[(16, "over")] == ("keyword", set())
-
-
-PER_CALL_SITE = """\
-fn scaled(x: i32) -> i32 {
-  let y = x * 2
-  return y
-}
-
-@launch(64)
-kernel k(O: tensor<i32>[64]) {
-  let a = scaled(ctx.block.x)
-  let b = scaled(ctx.thread)
-  O[ctx.thread] = a + b
-}
-"""
 
 
 def test_a_kind_that_differs_by_call_site_gets_no_kind_modifier():

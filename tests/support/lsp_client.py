@@ -28,6 +28,22 @@ def make_client() -> LanguageClient:
 
 CONFIG = ClientServerConfig(server_command=SERVER, client_factory=make_client)
 
+# a function whose binding `y` is uniform at one call site and varying at the other: hover, inlay
+# hints and semantic tokens show per call site what `--kinds` prints
+PER_CALL_SITE = """\
+fn scaled(x: i32) -> i32 {
+  let y = x * 2
+  return y
+}
+
+@launch(64)
+kernel k(O: tensor<i32>[64]) {
+  let a = scaled(ctx.block.x)
+  let b = scaled(ctx.thread)
+  O[ctx.thread] = a + b
+}
+"""
+
 
 def initialize_params(options: dict | None = None) -> T.InitializeParams:
     return T.InitializeParams(
