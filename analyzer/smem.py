@@ -21,6 +21,12 @@ scratch copy), two-dimensional, whose rows are an even number of 16-byte chunks,
 more per row (``row_stride``, in elements): the eight rows one ``ldmatrix`` phase reads (16
 bytes each) then fall in eight different 16-byte bank groups, with no bank conflict (unpadded,
 rows 128 bytes apart share their banks). The padding is counted here, so PH211 sees it.
+
+**Second buffers.** Where the execution plan (facts/plan.py) lets a ``for`` loop run the copies
+at its top one iteration ahead, each copied tile gets a second named allocation of its size and
+padding ("second buffer of `a`"), the lowering alternating between the two; loops are taken in
+order while the whole plan stays within the smallest per-CTA limit of all targets (and, under
+``minBlocks``, the smallest per-SM one), so that the second buffers never cause a PH211.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from ..language.records import record
 from ..language.builtins import ATOMICS, TILE_MATH
 from .constants import affine, constant_of
 from ..language.ops import OpClass
-from ..language.targets import STATIC_SHARED_LIMIT
+from ..language.targets import STATIC_SHARED_LIMIT, TARGETS
 from .syntax import ast as A
 from ..language.types import BYTES, SCALARS, Tensor, Tile, settle
 
@@ -93,6 +99,11 @@ def statement_key(inst, stmt) -> tuple:
     return (id(inst), id(stmt))
 
 
+def second_key(key: tuple) -> tuple:
+    """The second buffer of a double-buffered tile (its ``tile_key``)."""
+    return ("second",) + key
+
+
 # ---------------------------------------------------------------- the plan
 @record(frozen=True)
 class Allocation:
@@ -132,6 +143,9 @@ class SharedPlan:
     named_bytes: int = 0
     scratch_peak: int = 0
     peak: StatementPlan | None = None                # the statement that needs scratch_peak
+    # (id(instance), id(for loop)) -> the copies it double buffers: each tile's second buffer is
+    # the named allocation ``second_key(tile_key)`` (see the module's description)
+    double_buffered: dict = field(default_factory=dict)
 
     @property
     def static_bytes(self) -> int:
@@ -172,6 +186,7 @@ def plan_kernel(kinfo, analysis) -> SharedPlan:
     p = _Planner(kinfo, analysis)
     p.body(kinfo.instance)
     p.buffers(kinfo)
+    p.second_buffers(kinfo)
     return p.plan
 
 
@@ -191,6 +206,7 @@ class _Planner:
         self.warps = kinfo.threads // 32
         self.plan = SharedPlan(kinfo.kernel.name)
         self._operands: dict = {}
+        self._instances: dict = {}
 
     # ------------------------------------------------------------ allocations
     def named(self, key, name: str, span, t: Tile, pad: bool = False) -> None:
@@ -200,6 +216,33 @@ class _Planner:
         self.plan.named[key] = Allocation(key, f"{name}: {_shape(t.elem, t.shape)}{padded}", span, n, NAMED,
                                           self.plan.named_bytes, stride)
         self.plan.named_bytes += n
+
+    def second_buffers(self, kinfo) -> None:
+        """The loops whose leading copies the execution plan lets run one iteration ahead get a
+        second buffer per copied tile (its size and padding), loop by loop in the plan's order,
+        while the total stays within every target's limit per CTA (and, with ``minBlocks``, per
+        SM): double buffering never makes a kernel over any target's limit."""
+        most_cta = min(t.shared_per_block for t in TARGETS.values())
+        most_sm = min(t.shared_per_sm for t in TARGETS.values())
+        blocks = kinfo.min_blocks or 1
+        for (inst_id, loop_id), stmts in self.analysis.plan.prefetchable.items():
+            inst = self._instances.get(inst_id)
+            if inst is None:
+                continue
+            extra = []
+            for st in stmts:
+                b = inst.resolution.get(id(st.target))
+                key = second_key(tile_key(inst, b))
+                if key not in self.plan.named and key not in (k for k, _ in extra):
+                    extra.append((key, self.plan.named[tile_key(inst, b)]))
+            total = self.plan.total + sum(a.bytes for _, a in extra)
+            if total > most_cta or (kinfo.min_blocks and blocks * total > most_sm):
+                continue
+            for key, a in extra:
+                self.plan.named[key] = Allocation(key, f"second buffer of {a.what}", a.span, a.bytes, NAMED,
+                                                  self.plan.named_bytes, a.row_stride)
+                self.plan.named_bytes += a.bytes
+            self.plan.double_buffered[(inst_id, loop_id)] = stmts
 
     def dot_operands(self, inst) -> set:
         """The uids of the ``var``/``let`` tiles that a tile product of ``inst`` reads in place
@@ -241,6 +284,7 @@ class _Planner:
                 self.call(inst, callee.call_node, callee)
 
     def block(self, inst, blk) -> None:
+        self._instances[id(inst)] = inst
         for s in blk.stmts:
             self.stmt(inst, s)
 
@@ -538,7 +582,7 @@ def _view(inst, node, depth: int = 0):
         for s, axis in zip(node.subs, base[1]):
             start = s.index if isinstance(s, A.Point) else s.start if isinstance(s, A.SpanSub) else s.lo
             if start is not None:
-                f = _form(start, inst)
+                f = stable_form(start, inst)
                 if f is None:
                     return None
                 for k, v in f.items():
@@ -553,9 +597,10 @@ def _view(inst, node, depth: int = 0):
 _STABLE = ("let", "param", "extent", "loop", "function-dim", "const")
 
 
-def _form(e, inst):
+def stable_form(e, inst):
     """``e`` as an affine form over values that do not change while one statement runs (no
-    `var`: a statement's scalars could call a function, though none can write the caller's)."""
+    `var`: a statement's scalars could call a function, though none can write the caller's), or
+    None. (A loop reads it too: these values do not change during a loop either.)"""
     def const_value(n):
         b = inst.resolution.get(id(n))
         if b is not None and b.kind in ("const", "function-dim") and isinstance(b.const_value, int):
@@ -621,5 +666,5 @@ def _brief(e, room: int = 40) -> str:
 
 
 __all__ = ["plan_kernel", "SharedPlan", "StatementPlan", "Allocation", "tile_bytes", "round_up", "tile_key",
-           "argument_key", "result_key", "statement_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES", "padded_row",
-           "FOLD", "ONCE", "FOLD_SLOTS", "ONCE_SLOTS", "plain_shared"]
+           "argument_key", "result_key", "statement_key", "second_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES", "padded_row",
+           "FOLD", "ONCE", "FOLD_SLOTS", "ONCE_SLOTS", "plain_shared", "stable_form"]

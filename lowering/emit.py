@@ -15,12 +15,13 @@ before any IR is built and raised as ``Unsupported`` at its source span.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 
 import llvmlite.ir as ir
 
 from ..language.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
-from ..analyzer.checked import WARP_UNIFORM, affine, argument_key, constant_of, result_key, tile_key
+from ..analyzer.checked import WARP_UNIFORM, affine, argument_key, constant_of, result_key, second_key, tile_key
 from ..language.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..language.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
@@ -191,6 +192,7 @@ class KernelEmitter:
         self.bounds = Bounds(self)
         self.tiles = TileLowering(self)
         self.carried: dict = {}            # id(dot node) -> mma.Carried, inside the loop that carries it
+        self.second_buffers: dict = {}     # tile binding uid -> its second buffer (double-buffered copies)
 
     def _index_bindings(self, inst) -> None:
         for b in inst.bindings:
@@ -556,6 +558,9 @@ class KernelEmitter:
             self.b.store(lo, ptr)
             self.wide_of.pop(b.uid, None)
         carried = self._carry_in(s)
+        ahead = self._double_buffers(s)
+        if ahead:
+            parity = self._copy_first(s, b, lt, lo, hi, ahead)
         head = self.fn.append_basic_block("for")
         body = self.fn.append_basic_block("for_body")
         latch = self.fn.append_basic_block("for_next")
@@ -573,11 +578,16 @@ class KernelEmitter:
         saved_product = self.unroll_product
         self.unroll_product *= unroll or 1
         self.loops.append((latch, done))
-        self.block(s.body)
+        if ahead:
+            self._copy_next(s, b, lt, step, hi, ahead, parity)
+        else:
+            self.block(s.body)
         self.loops.pop()
         self.unroll_product = saved_product
         self._close_into(latch)
         self.b.position_at_end(latch)
+        if ahead:
+            self.b.store(self.b.xor(self.b.load(parity, typ=I1), ir.Constant(I1, 1)), parity)
         if counted:
             j = self.b.load(count[0], typ=I32T)
             self.b.store(self.b.add(j, ir.Constant(I32T, 1), flags=("nuw",)), count[0])
@@ -612,7 +622,99 @@ class KernelEmitter:
         wide = self.alloca(I64, name=b.name + ".64")
         self.b.store(lo64, wide)
         self.wide_of[b.uid] = wide
+        self.addr.counters.add(id(wide))          # global subscripts by it: addressed in bytes
         return (j, n), wide
+
+    # ---------------------------------------------------------------- double-buffered copies
+    def _double_buffers(self, s: A.For) -> list:
+        """The copies the shared-memory plan double buffers in this loop (analyzer/smem.py,
+        facts/plan.py): [(statement, tile binding, its buffer, its second buffer)]."""
+        stmts = self.smem.plan.double_buffered.get((id(self.inst), id(s)), ())
+        out = []
+        for st in stmts:
+            tb = self.binding(st.target)
+            slot = self.slots.get(tb.uid)
+            if slot is None or slot[0] != "mem":
+                raise LoweringError(f"the double-buffered tile `{tb.name}` has no buffer", st.span)
+            second = self.second_buffers.get(tb.uid)
+            if second is None:
+                second = self.second_buffers[tb.uid] = self.named_tile(
+                    f"{tb.name}_{tb.uid}_second", settled(tb.type), second_key(tile_key(self.inst, tb)))
+                second.buffer = slot[1].buffer
+            out.append((st, tb, slot[1], second))
+        return out
+
+    @contextmanager
+    def _loop_variable_at(self, b, lt, v, v64):
+        """The loop variable ``b`` reads ``v`` (its 64-bit value ``v64`` for an i32 variable)
+        while the copies of another iteration are emitted."""
+        saved = self.slots[b.uid], self.wide_of.get(b.uid)
+        ptr = self.alloca(scalar_ir(lt), name=b.name + ".ahead")
+        self.b.store(v, ptr)
+        self.slots[b.uid] = ("var", ptr, lt)
+        if v64 is not None:
+            wide = self.alloca(I64, name=b.name + ".ahead64")
+            self.b.store(v64, wide)
+            self.wide_of[b.uid] = wide
+        else:
+            self.wide_of.pop(b.uid, None)
+        try:
+            yield
+        finally:
+            self.slots[b.uid] = saved[0]
+            if saved[1] is not None:
+                self.wide_of[b.uid] = saved[1]
+            else:
+                self.wide_of.pop(b.uid, None)
+
+    def _copy_first(self, s: A.For, b, lt, lo, hi, ahead: list):
+        """Before the loop: the first iteration's copies into the first buffers, where the loop
+        runs at all (one group of asynchronous copies either way); returns the parity (i1: the
+        second buffers are current) the latch flips."""
+        with self.b.if_then(self.b.icmp_signed("<", lo, hi)):
+            with self._loop_variable_at(b, lt, lo, self.b.sext(lo, I64) if lt == I32 else None):
+                for st, _tb, first, _second in ahead:
+                    self._copy_ahead(st, first)
+        if self.tiles.async_capable:
+            K.cp_async_commit(self.ops)
+        parity = self.alloca(I1, name=b.name + ".second")
+        self.b.store(ir.Constant(I1, 0), parity)
+        return parity
+
+    def _copy_next(self, s: A.For, b, lt, step, hi, ahead: list, parity) -> None:
+        """The body of a loop with double-buffered copies: [barrier,] the next iteration's copies
+        into the buffers this one does not read (where there is a next iteration), the wait for
+        this iteration's copies and one barrier, then the rest of the body reading the current
+        buffers (facts/plan.py)."""
+        bb = self.b
+        second = bb.load(parity, typ=I1)
+        if any(self.plan.needs_barrier_before(st, self.inst) for st, *_ in ahead):
+            K.barrier(self.ops)                    # the buffers written next were read last iteration
+        v = bb.load(self.slots[b.uid][1], typ=scalar_ir(lt))
+        v64 = bb.load(self.wide_of[b.uid], typ=I64) if b.uid in self.wide_of else \
+            (bb.sext(v, I64) if lt == I32 else v)
+        n64 = bb.add(v64, bb.sext(step, I64) if lt == I32 else step, flags=("nsw",))
+        hi64 = bb.sext(hi, I64) if lt == I32 else hi
+        with bb.if_then(bb.icmp_signed("<", n64, hi64)):
+            nv = bb.trunc(n64, I32T) if lt == I32 else n64
+            with self._loop_variable_at(b, lt, nv, n64 if lt == I32 else None):
+                for st, _tb, first, other in ahead:
+                    self._copy_ahead(st, _with_ptr(first, bb.select(second, first.ptr, other.ptr)))
+        if self.tiles.async_capable:
+            K.cp_async_commit(self.ops)
+            K.cp_async_wait(self.ops, 1)           # all but the group just issued: this iteration's
+        K.barrier(self.ops)                        # every thread's copies are in shared memory
+        for st, tb, first, other in ahead:
+            self.slots[tb.uid] = ("mem", _with_ptr(first, bb.select(second, other.ptr, first.ptr)))
+        for st in s.body.stmts[len(ahead):]:
+            self.stmt(st)
+        for st, tb, first, _other in ahead:
+            self.slots[tb.uid] = ("mem", first)
+
+    def _copy_ahead(self, st, target: MemRef) -> None:
+        if self.debug is not None:
+            self.b.debug_metadata = self.debug.location(st.span)
+        self.tiles.copy_ahead(st, target)
 
     def _carry_in(self, s: A.For) -> list:
         """The accumulators the execution plan lets this loop carry in registers and that the
@@ -1218,3 +1320,8 @@ def _zero(t):
         el = settle(t.elem)
         return ir.Constant(ty, [const(el, 0)] * t.n)
     return const(t, 0)
+
+
+def _with_ptr(ref: MemRef, ptr) -> MemRef:
+    """``ref`` at another base pointer (one of a double-buffered tile's two buffers)."""
+    return replace(ref, ptr=ptr)

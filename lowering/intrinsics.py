@@ -335,6 +335,23 @@ def barrier(o: Ops):
                   convergent=True)
 
 
+def cp_async_16(o: Ops, dst, src):
+    """cp.async.cg.shared.global [dst], [src], 16 (sm_80+): 16 bytes from global to shared memory
+    without passing through registers; they are there once a cp.async.wait_group of this thread
+    covers their group (and, for other threads, after a barrier that follows it)."""
+    return o.call("llvm.nvvm.cp.async.cg.shared.global.16", ir.VoidType(), [dst, src])
+
+
+def cp_async_commit(o: Ops):
+    """cp.async.commit_group: the thread's copies issued since the last commit form one group."""
+    return o.call("llvm.nvvm.cp.async.commit.group", ir.VoidType(), [])
+
+
+def cp_async_wait(o: Ops, pending: int):
+    """cp.async.wait_group n: wait until at most ``pending`` of the thread's groups are in flight."""
+    return o.call("llvm.nvvm.cp.async.wait.group", ir.VoidType(), [ir.Constant(I32T, pending)])
+
+
 # ---------------------------------------------------------------- once-per-CTA memory ops (§8)
 # LLVM's NVPTX backend ignores the ordering and scope of atomicrmw (it emits a relaxed atom), so
 # the acquire-release of §8 comes from fences around it; cmpxchg, load atomic and store atomic

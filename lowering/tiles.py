@@ -47,7 +47,7 @@ from .align import twos_of_int
 from .errors import LoweringError, Unsupported
 from .ltypes import BYTES, I32T, I64, SHARED, arith_type, const
 from .memory import MemRef, Term, alignment as _align, scale
-from .mma import rows_aligned as _rows_aligned
+from .mma import rows_aligned as _rows_aligned, sm_number
 from .tile_ops import PRODUCE
 
 ELEMENTWISE_CALLS = ("where", "tmax", "tril", "transpose") + TILE_MATH
@@ -76,6 +76,9 @@ class Sweep:
 class TileLowering:
     def __init__(self, em):
         self.em = em
+        # cp.async (sm_80 and later) for the copies a loop double buffers (copy_ahead)
+        self.async_capable = sm_number(em.arch) >= 80
+        self.asynchronous = False
 
     @property
     def b(self) -> ir.IRBuilder:
@@ -91,6 +94,20 @@ class TileLowering:
         self.write(target, value, op, fused=plan.fused, alias=plan.alias,
                    barrier_first=em.plan.needs_barrier_before(s, em.inst))
         K.barrier(em.ops)
+        em.smem.end()
+
+    def copy_ahead(self, s, target: MemRef) -> None:
+        """A double-buffered copy ``t = T[..]`` (emit.py, facts/plan.py) into ``target``, one of
+        its two buffers, with no barrier: its whole 16-byte chunks asynchronously (``cp.async``)
+        where the target has it, the rest (chunks cut by the tensor's edges, copies that cannot
+        go in chunks) with ordinary stores. The loop waits for them and puts the barrier."""
+        em = self.em
+        em.smem.begin(em.inst, s)
+        self.asynchronous = self.async_capable
+        try:
+            self.write(target, s.value, "=")
+        finally:
+            self.asynchronous = False
         em.smem.end()
 
     def write(self, target: MemRef, value, op: str, ctx: Sweep | None = None, planned: bool = False,
@@ -196,7 +213,10 @@ class TileLowering:
             def whole():
                 sp, _ = self.element_ptr(src, [r, c])
                 dp, _ = self.element_ptr(target, [r, c])
-                b.store(b.load(sp, align=16, typ=chunk), dp, align=16)
+                if self.asynchronous:
+                    K.cp_async_16(em.ops, dp, sp)
+                else:
+                    b.store(b.load(sp, align=16, typ=chunk), dp, align=16)
             if ok is None:
                 whole()
                 return

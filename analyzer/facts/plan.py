@@ -25,6 +25,21 @@ once from the analysis (its CFG and kinds), so that neither decides it on its ow
   none, so no per-thread access to `acc` is pending when the loop starts) nor before the
   write-back (each thread writes the elements it alone read, and nothing in the loop touches
   `acc`); the statement keeps the barrier at its end (its operands are overwritten next step).
+- **Copies that may be double buffered**: a `for` loop whose body starts with copies
+  `t = T[..]` (each a whole `var` tile of a fixed shape, given a slice of a tensor parameter with
+  offsets affine in values that cannot change during the loop) followed by other statements may
+  run the copy of iteration i + 1 during iteration i, into a second buffer, while the rest of
+  iteration i reads the first (asynchronously, with `cp.async`, where the target has it). No
+  access can tell, when: nothing in the kernel writes a source, or reads it with an atomic or an
+  acquire (the early read sees what the copy would have); nothing but the copies writes the tiles
+  and nothing outside the loop but their declarations touches them (so which buffer holds the
+  last iteration's copy never shows), and no view of one is made outside the loop; the body
+  leaves early by no `break`, `continue` or `return`. The barriers stay where the statements
+  put them: where a copy needed one first, it comes before the early copy (the buffer it writes
+  was read in the previous iteration, as the single buffer was); the copies of one iteration end
+  together, with one barrier after each thread has waited for its own. Which of these loops get
+  the second buffers is the shared-memory plan's decision (analyzer/smem.py: only while every
+  target's limit still holds, so double buffering never turns a kernel into a PH211).
 - **Collectives that exchange data**: a lane collective over a value not already the same in
   its warp, a CTA collective over a value not already uniform (LANGUAGE §10: otherwise the
   lowering folds nothing and emits no shuffle or barrier); a CTA collective that exchanges in a
@@ -37,8 +52,10 @@ import heapq
 
 from ...language.builtins import ATOMICS, MEMORY_ORDER
 from ..cfg import OP
+from ..smem import stable_form
 from ..syntax import ast as A
 from ...language.ops import LOAD, RUN_LOAD, STORE, OpClass
+from ...language.types import Tensor, Tile
 from .schema import UNIFORM, WARP_UNIFORM
 
 _ONCE_PER_CTA = frozenset(ATOMICS) | frozenset(MEMORY_ORDER)
@@ -49,16 +66,24 @@ class Plan:
     that need a barrier first; ``exchanging``: {(id(collective), id(instance))} of the
     collectives that exchange data; ``threads``: the CTA's size."""
 
-    def __init__(self, barrier_before: set, exchanging: set, threads: int, carried: dict | None = None):
+    def __init__(self, barrier_before: set, exchanging: set, threads: int, carried: dict | None = None,
+                 prefetchable: dict | None = None):
         self.barrier_before = barrier_before
         self.exchanging = exchanging
         self.threads = threads
         self.carried = carried or {}
+        self.prefetchable = prefetchable or {}
 
     def carried_accumulators(self, loop, inst) -> tuple:
         """The ``acc += dot(..)`` statements of this ``for`` loop whose accumulator may stay in
         registers across it (read once before the loop, written back once after it)."""
         return self.carried.get((id(inst), id(loop)), ())
+
+    def prefetchable_copies(self, loop, inst) -> tuple:
+        """The copies at the top of this ``for`` loop that may be double buffered (see the
+        module's description); the shared-memory plan (analyzer/smem.py) decides which loops get
+        their second buffers."""
+        return self.prefetchable.get((id(inst), id(loop)), ())
 
     def needs_barrier_before(self, stmt, inst) -> bool:
         return (id(inst), id(stmt)) in self.barrier_before
@@ -86,7 +111,7 @@ def make_plan(facts) -> Plan:
                 exchanging.add((id(op.ast), id(op.inst)))
     threads = facts.cfg.kernel.threads
     marked = _barriers_before(facts, exchanging, threads)
-    return Plan(marked, exchanging, threads, _carried(facts, marked))
+    return Plan(marked, exchanging, threads, _carried(facts, marked), _prefetchable(facts))
 
 
 def _returns(stmts) -> bool:
@@ -140,6 +165,112 @@ def _carried(facts, marked: set) -> dict:
         if keep:
             out[(id(inst), id(loop.ast))] = tuple(keep)
     return out
+
+
+def _prefetchable(facts) -> dict:
+    """{(id(instance), id(for loop)): (statements,)} of the copies a loop may double buffer (see
+    the module's description)."""
+    out: dict = {}
+    for loop in facts.cfg.loops:
+        if loop.kind != "for" or not isinstance(loop.ast, A.For) or loop.inst.kind != "kernel":
+            continue
+        inst = loop.inst
+        stmts = loop.ast.body.stmts
+        copies = []                                 # (statement, tile buffer, source buffer)
+        for st in stmts:
+            c = _copy_from_global(inst, st)
+            if c is None:
+                break
+            copies.append((st,) + c)
+        if not copies or len(copies) == len(stmts) or len({c[1] for c in copies}) != len(copies):
+            continue
+        if _leaves(stmts, True):
+            continue
+        if _prefetch_is_unseen(facts, loop, copies):
+            out[(id(inst), id(loop.ast))] = tuple(c[0] for c in copies)
+    return out
+
+
+def _copy_from_global(inst, st):
+    """(tile buffer, source buffer) of ``tile = T[..]``: a whole ``var`` tile of a fixed shape
+    given a slice of a tensor parameter whose offsets are affine in values that stay put during
+    the loop (constants, parameters, extents, ``let``s, loop variables, ``ctx``); else None."""
+    if not (isinstance(st, A.Assign) and st.op == "=" and isinstance(st.target, A.Name)):
+        return None
+    tb = inst.resolution.get(id(st.target))
+    if tb is None or tb.kind != "var" or not isinstance(tb.type, Tile) or \
+            not all(isinstance(d, int) for d in tb.type.shape):
+        return None
+    v = st.value
+    base = v.base if isinstance(v, A.Index) and not v.is_point else v
+    sb = inst.resolution.get(id(base)) if isinstance(base, A.Name) else None
+    if sb is None or sb.kind != "param" or not isinstance(sb.type, Tensor):
+        return None
+    if isinstance(v, A.Index):
+        for sub in v.subs:
+            parts = [sub.index] if isinstance(sub, A.Point) else [sub.start, sub.length] \
+                if isinstance(sub, A.SpanSub) else [sub.lo, sub.hi]
+            if any(e is not None and stable_form(e, inst) is None for e in parts):
+                return None
+    return (tb.buffer or tb.name), (sb.buffer or sb.name)
+
+
+def _leaves(stmts, top: bool) -> bool:
+    """Does a `return` (anywhere) or a `break`/`continue` of the loop itself (``top``: not inside
+    a nested loop) leave the loop's body early?"""
+    for st in stmts:
+        if isinstance(st, A.Return) or (top and isinstance(st, (A.Break, A.Continue))):
+            return True
+        if isinstance(st, A.If):
+            orelse = st.orelse
+            if _leaves(st.then.stmts, top) or (orelse is not None and _leaves(
+                    [orelse] if isinstance(orelse, A.If) else orelse.stmts, top)):
+                return True
+        elif isinstance(st, (A.For, A.While)) and _leaves(st.body.stmts, False):
+            return True
+    return False
+
+
+def _prefetch_is_unseen(facts, loop, copies) -> bool:
+    """Could no access tell that the copy of the next iteration runs during this one, into a
+    second buffer? The sources are never written, nor read by an atomic or an acquire (another
+    agent could change them); the tiles are written by the copies alone and accessed nowhere
+    outside the loop but their declarations, and no view of one is made outside the loop."""
+    stmts = {id(c[0]) for c in copies}
+    tiles = {c[1] for c in copies}
+    sources = {c[2] for c in copies}
+    for op in facts.ops:
+        info = op.inst.ops.get(id(op.ast))
+        if info is None:
+            continue
+        reads, writes = set(info.reads), set(info.writes)
+        if writes & sources or (op.name in _ONCE_PER_CTA and reads & sources):
+            return False
+        if not (reads | writes) & tiles or id(op.ast) in stmts:
+            continue
+        if loop.first <= op.node < loop.end:
+            if writes & tiles:
+                return False
+        elif not isinstance(op.ast, A.Var) or reads & tiles:
+            return False                    # only a tile's declaration (a fill or a copy into it)
+    inside = set()
+    _lets(loop.ast.body.stmts, inside)
+    for b in loop.inst.bindings:
+        if b.kind == "view" and (b.buffer or b.name) in tiles and id(b.node) not in inside:
+            return False
+    return True
+
+
+def _lets(stmts, out: set) -> None:
+    for st in stmts:
+        if isinstance(st, A.Let):
+            out.add(id(st))
+        elif isinstance(st, A.If):
+            _lets(st.then.stmts, out)
+            if st.orelse is not None:
+                _lets([st.orelse] if isinstance(st.orelse, A.If) else st.orelse.stmts, out)
+        elif isinstance(st, (A.For, A.While)):
+            _lets(st.body.stmts, out)
 
 
 def _barriers_before(facts, exchanging: set, threads: int) -> set:

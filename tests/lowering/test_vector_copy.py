@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ir_simt import run
-from lowering_tools import built_example, need_tool, ptx_of
+from lowering_tools import REPO, need_tool, ptx_of
 
 from phobos_tools.lowering.ptxas import assemble, sass
 
@@ -57,13 +57,20 @@ def test_vector_copies_match_the_exact_product(m, n, k, t):
     assert np.abs(arrays["C"] - want).max() / np.abs(want).max() < 1e-5
 
 
+def _single_buffered(src: str, a: str = "a", b: str = "b") -> str:
+    """The kernel with its tiles read after the loop too: the copies keep one buffer and plain
+    loads and stores (a double-buffered loop copies its chunks with cp.async,
+    test_double_buffering.py)."""
+    return src.replace("  C[row0", f"  acc += dot({a}, {b})\n  C[row0")
+
+
 def test_operand_copies_are_16_byte_chunks():
-    ptx = ptx_of(_src())
+    ptx = ptx_of(_single_buffered(_src()))
     stores = re.findall(r"st\.shared\.v4\.\w+", ptx)
     loads = re.findall(r"ld\.global(?:\.nc)?\.v4\.\w+", ptx)
     assert len(loads) == 2 and len(stores) >= 2, (stores, loads)        # one chunk of a and b each
     # a tile copied whole from constant extents needs no test and no fallback
-    fixed = ptx_of(_src().replace("[M, K]", "[64, 64]").replace("[K, N]", "[64, 64]")
+    fixed = ptx_of(_single_buffered(_src()).replace("[M, K]", "[64, 64]").replace("[K, N]", "[64, 64]")
                    .replace("[M, N]", "[64, 64]").replace("range(0, K,", "range(0, 64,"))
     # (k0's loop of two steps unrolled: two chunks per step, the masked edge path stores 16 bytes
     # of zeros or elements too)
@@ -86,8 +93,8 @@ def test_sass_k_loop_copies_with_sts_128():
     ptxas = need_tool("ptxas")
     need_tool("cuobjdump")
     need_tool("nvdisasm")
-    k = built_example("tiled_gemm", "sm_90").kernels[0]
-    done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
+    src = _single_buffered((REPO / "examples" / "tiled_gemm.ph").read_text(), "a_tile", "b_tile")
+    done = assemble(ptx_of(src, defines={"BM": "64", "BN": "64", "BK": "32"}), "sm_90", ptxas, keep_cubin=True)
     text = sass(done.cubin)
     loop = _hot_loop(text, r"HMMA")
     # one chunk of a and b each (predicated; the 16 bytes of zeros outside the tensor are RZ)

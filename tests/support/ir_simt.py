@@ -235,9 +235,11 @@ class Memory:
         return _decode(t, bytes(buf[off:off + n]))
 
     def store(self, t, ptr, v, raw: bool = False):
-        n = _size(t)
+        self.write_bytes(ptr, _encode(t, v), raw)
+
+    def write_bytes(self, ptr, data: bytes, raw: bool = False):
+        n = len(data)
         buf, off = self.check(ptr, n)
-        data = _encode(t, v)
         if not raw:
             if buf[off:off + n] != data:
                 self._race(ptr[0], off, n, True, buf, data)
@@ -288,6 +290,8 @@ class Thread:
         self.tid = tid
         self.vals: dict = {}
         self.cells: dict = {}
+        self.copies_open: list = []     # cp.async since the last commit: (destination, bytes)
+        self.copy_groups: list = []     # committed groups not yet waited for, oldest first
 
 
 class Kernel:
@@ -432,6 +436,8 @@ class Kernel:
                     prev, block = block, fn
                     break
                 elif kind == 4:                                  # return
+                    if th.copies_open or any(th.copy_groups):
+                        raise SimtError(f"thread {th.tid} ends with cp.async copies never waited for")
                     return
                 else:                                            # a call, which may wait
                     r = fn(vals, th)
@@ -731,6 +737,8 @@ class Kernel:
                 return cta["ctaid"][axis]
             if reg.startswith("nctaid"):
                 return cta["nctaid"][axis]
+        if name.startswith("llvm.nvvm.cp.async."):
+            return _cp_async(th, name, args)
         if name.startswith("llvm.nvvm.ldmatrix."):
             return ("yield", ("ldmatrix", name, args[0]))
         if name == "llvm.nvvm.barrier.cta.sync.aligned.all":
@@ -771,6 +779,31 @@ class Kernel:
                 return tuple(_fp_to_int(x, t.element, base == "fptosi") for x in args[0])
             return _fp_to_int(args[0], t, base == "fptosi")
         raise SimtError(f"call of {name}")
+
+
+# ---------------------------------------------------------------- asynchronous copies
+def _cp_async(th, name: str, args: list):
+    """cp.async as PTX defines it, per thread: a copy reads its source when issued and writes
+    shared memory only when a cp.async.wait_group of the thread covers its group (then, for the
+    race check, as a write of this thread in the current barrier phase); a thread that ends with
+    a copy still in flight is an error (its bytes may never land)."""
+    mem = th.cta["mem"]
+    if name == "llvm.nvvm.cp.async.cg.shared.global.16":
+        dst, src = args
+        buf, off = mem.check(src, 16)
+        mem._race(src[0], off, 16, False)
+        th.copies_open.append((dst, bytes(buf[off:off + 16])))
+        return None
+    if name == "llvm.nvvm.cp.async.commit.group":
+        th.copy_groups.append(th.copies_open)
+        th.copies_open = []
+        return None
+    if name == "llvm.nvvm.cp.async.wait.group":
+        while len(th.copy_groups) > args[0]:
+            for dst, data in th.copy_groups.pop(0):
+                mem.write_bytes(dst, data)
+        return None
+    raise SimtError(f"call of {name}")
 
 
 # ---------------------------------------------------------------- tensor-core instructions

@@ -1,0 +1,244 @@
+"""Double-buffered copies (issue 19, part 2): a `for` loop whose body starts with copies of
+tensor slices into `var` tiles copies iteration i + 1 during iteration i, into a second buffer of
+each tile, with `cp.async` on sm_80 and later (analyzer/facts/plan.py decides where nothing can
+tell, analyzer/smem.py adds the second buffers while every target's limit holds, emit.py and
+tiles.py lower it). Results through the SIMT interpreter, which runs `cp.async` as PTX defines
+it (a copy lands only at the thread's `cp.async.wait_group`) and checks every barrier phase for
+races; the plan's decisions; the PTX and SASS of the k loop."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from ir_simt import SimtError, run
+from lowering_tools import need_tool, ptx_of
+
+from phobos_tools.analyzer.checked import check_source
+from phobos_tools.lowering import intrinsics
+from phobos_tools.lowering.ptxas import assemble, sass
+
+pytestmark = pytest.mark.slow
+rng = np.random.default_rng(2031)
+
+
+def gemm(bm: int = 32, bn: int = 32, bk: int = 32, threads: int = 128, t: str = "f16", inside: str = "",
+         after: str = "", before: str = "", step: str = "") -> str:
+    """C = A B + 1.5 over runtime M, N, K, one CTA per BM x BN tile of C, as examples/tiled_gemm.ph."""
+    return (f"@launch({threads})\n"
+            f"kernel g(A: tensor<{t}>[M, K], B: tensor<{t}>[K, N], C: tensor<f32>[M, N]) {{\n"
+            f"  let row0 = ctx.block.y * {bm}\n  let col0 = ctx.block.x * {bn}\n"
+            f"  var a: tile<{t}>[{bm}, {bk}]\n  var b: tile<{t}>[{bk}, {bn}]\n"
+            f"  var acc: tile<f32>[{bm}, {bn}] = 1.5\n{before}"
+            f"  for k0 in range(0, K, {step or bk}) {{\n"
+            f"    a = A[row0 :+ {bm}, k0 :+ {bk}]\n    b = B[k0 :+ {bk}, col0 :+ {bn}]\n"
+            f"    acc += dot(a, b)\n{inside}  }}\n{after}"
+            f"  C[row0 :+ {bm}, col0 :+ {bn}] = acc\n}}\n")
+
+
+def _arrays(m: int, n: int, k: int, t=np.float16):
+    return {"A": rng.standard_normal((m, k)).astype(t), "B": rng.standard_normal((k, n)).astype(t),
+            "C": np.zeros((m, n), np.float32)}
+
+
+def _want(arrays) -> np.ndarray:
+    return arrays["A"].astype(np.float64) @ arrays["B"].astype(np.float64) + 1.5
+
+
+def _close(got, want) -> bool:
+    return np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
+
+
+def _double_buffered(src: str) -> int:
+    return sum(len(v) for v in check_source(src, "t.ph").kernels[0].smem.double_buffered.values())
+
+
+def _grid(m: int, n: int, bm: int = 32, bn: int = 32) -> tuple:
+    return (-(-n // bn), -(-m // bm))
+
+
+@pytest.mark.parametrize("m,n,k,arch", [
+    (32, 32, 96, "sm_90"),       # three iterations: the last one copies nothing ahead
+    (32, 32, 128, "sm_80"),      # four: the buffers swap an even number of times
+    (40, 48, 72, "sm_90"),       # edges: chunks cut by M, N and K are zeros and masked elements
+    (32, 32, 32, "sm_90"),       # one iteration: only the copy before the loop
+    (32, 32, 0, "sm_90"),        # no iteration: no copy at all, C = 1.5
+    (40, 40, 80, "sm_75"),       # no cp.async: the second buffers are filled with plain stores
+])
+def test_double_buffered_gemm_is_exact(m, n, k, arch):
+    src = gemm()
+    assert _double_buffered(src) == 2
+    arrays = _arrays(m, n, k)
+    want = _want(arrays)
+    run(src, arrays, _grid(m, n), arch=arch)
+    assert _close(arrays["C"], want)
+
+
+@pytest.mark.parametrize("t,arch", [("f32", "sm_90"), ("bf16", "sm_80"), ("bf16", "sm_75")])
+def test_double_buffered_fma_and_bf16_products_are_exact(t, arch):
+    """f32 keeps the FMA path (4-byte elements, 4 to a chunk); bf16 runs on tensor cores on sm_80
+    and on FMA on sm_75, both from the current buffer."""
+    import ml_dtypes
+    src = gemm(t=t)
+    arrays = _arrays(40, 40, 72, np.float32 if t == "f32" else ml_dtypes.bfloat16)
+    want = _want(arrays)
+    run(src, arrays, _grid(40, 40), arch=arch)
+    assert _close(arrays["C"], want)
+
+
+def test_a_runtime_step_and_a_per_thread_read_of_a_tile_in_the_loop():
+    """The loop's step is a runtime value, and every thread reads `a` in the loop: the copy into
+    `a` needs a barrier first (the plan's), which now comes before the copy of the next iteration
+    (the buffer it writes is the one read in the previous iteration)."""
+    inside = "    if ctx.thread == 0 {\n      C[0, 0] = f32(a[0, 0])\n    }\n"
+    src = gemm(inside=inside, step="S").replace("C: tensor<f32>[M, N])", "C: tensor<f32>[M, N], S: i32)")
+    k = check_source(src, "t.ph").kernels[0]
+    assert _double_buffered(src) == 2
+    assert any(k.plan.needs_barrier_before(st, k.instance) for st in k.kernel.body.stmts[5].body.stmts[:1])
+    arrays = _arrays(32, 32, 64)
+    want = _want(arrays)
+    run(src, arrays, (1, 1), scalars={"S": 32})
+    assert _close(arrays["C"][1:], want[1:]) and _close(arrays["C"][0, 1:], want[0, 1:])
+
+
+@pytest.mark.parametrize("change", [
+    "  A[0, 0] = f16(0.0)\n",                          # a source is written: the early read could tell
+])
+def test_a_written_source_is_not_double_buffered(change):
+    assert _double_buffered(gemm(after=change)) == 0
+
+
+@pytest.mark.parametrize("what,src", [
+    ("a tile read after the loop", gemm(after="  acc += dot(a, b)\n")),
+    ("a view made before the loop", gemm(before="  let top = a[0 :+ 16, 0 :+ 32]\n",
+                                         inside="    acc[0 :+ 16, 0 :+ 32] += dot(top, b[0 :+ 32, 0 :+ 32])\n")),
+    ("a break", gemm(inside="    if k0 > 64 {\n      break\n    }\n")),
+    ("another write to a tile", gemm(inside="    a = A[row0 :+ 32, 0 :+ 32]\n")),
+    ("an atomic on a source", gemm(t="f32", after="  let x = atomic_add(A[0, 0], 0.0)\n")),
+    ("an acquire load of a source", gemm(t="f32", after="  let x = load_acquire(A[0, 0])\n")),
+])
+def test_what_could_tell_keeps_the_single_buffer(what, src):
+    assert check_source(src, "t.ph").ok, what
+    assert _double_buffered(src) == 0, what
+    assert _double_buffered(gemm(t="f32")) == 2
+
+
+def test_a_tile_copied_into_another_after_the_loop_keeps_one_buffer():
+    src = gemm(after="  var last: tile<f16>[32, 32] = a\n  acc += dot(last, b)\n")
+    assert check_source(src, "t.ph").ok and _double_buffered(src) == 0
+
+
+NESTED = """@launch(128)
+kernel g(A: tensor<f16>[M, K], B: tensor<f16>[K, N], C: tensor<f32>[M, N]) {
+  var a: tile<f16>[32, 32]
+  var b: tile<f16>[32, 32]
+  var acc: tile<f32>[32, 32]
+  for col0 in range(0, N, 32) {
+    acc = 1.5
+    for k0 in range(0, K, 32) {
+      a = A[ctx.block.x * 32 :+ 32, k0 :+ 32]
+      b = B[k0 :+ 32, col0 :+ 32]
+      acc += dot(a, b)
+    }
+    C[ctx.block.x * 32 :+ 32, col0 :+ 32] = acc
+  }
+}
+"""
+
+
+def test_a_double_buffered_loop_inside_another_starts_over_each_time():
+    """The inner loop's copies before it and its buffers' parity are set again at every
+    iteration of the outer loop (three of them; the inner loop runs three times each)."""
+    assert _double_buffered(NESTED) == 2
+    arrays = _arrays(64, 96, 96)
+    want = _want(arrays)
+    run(NESTED, arrays, (2,))
+    assert _close(arrays["C"], want)
+
+
+def test_a_tile_read_after_the_loop_keeps_its_value_with_one_buffer():
+    src = gemm(after="  acc += dot(a, b)\n")
+    arrays = _arrays(32, 32, 96)
+    a, b = arrays["A"].astype(np.float64), arrays["B"].astype(np.float64)
+    want = a @ b + a[:, 64:] @ b[64:, :] + 1.5
+    run(src, arrays, (1, 1))
+    assert _close(arrays["C"], want)
+
+
+def test_the_interpreter_catches_a_wait_that_lets_a_copy_land_late(monkeypatch):
+    """Waiting for all but the two newest groups leaves this iteration's copies in flight when
+    the product reads them: the interpreter must see it (stale data or a race), or its model of
+    cp.async could not find a wrong wait."""
+    real = intrinsics.cp_async_wait
+    monkeypatch.setattr(intrinsics, "cp_async_wait", lambda o, pending: real(o, pending + 1))
+    src = gemm()
+    arrays = _arrays(32, 32, 128)
+    want = _want(arrays)
+    try:
+        run(src, arrays, (1, 1))
+    except SimtError:
+        return
+    assert not _close(arrays["C"], want)
+
+
+def test_second_buffers_stay_within_every_targets_limit():
+    """f32 tiles of 16 KB each: doubling `a` and `b` would take 80 KB, over sm_75's 64 KB, so the
+    plan keeps one buffer each and sm_75 still accepts the kernel; halve the tiles and they are
+    doubled, and the labels say so."""
+    big = gemm(64, 64, 64, 256, "f32")
+    k = check_source(big, "t.ph", arch="sm_75").kernels[0]
+    assert not k.smem.double_buffered and k.smem.total == 3 * 16384
+    assert check_source(big, "t.ph", arch="sm_75").ok
+    small = gemm(32, 32, 32, 128, "f32")
+    k = check_source(small, "t.ph").kernels[0]
+    labels = [a.label for a in k.smem.allocations()]
+    assert "second buffer of `a`: f32[32, 32], 4,096 bytes" in labels
+    assert "second buffer of `b`: f32[32, 32], 4,096 bytes" in labels
+    assert k.smem.total == 5 * 4096
+
+
+def _k_loop(ptx: str) -> list[str]:
+    lines = [ln.strip() for ln in ptx.splitlines()]
+    labels = {ln[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L\w+:$", ln)}
+    best = None
+    for i, ln in enumerate(lines):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", ln)
+        if m and m.group(1) in labels and labels[m.group(1)] < i:
+            body = lines[labels[m.group(1)]:i + 1]
+            if any("mma.sync" in x for x in body) and (best is None or len(body) < len(best)):
+                best = body
+    return best or []
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_the_k_loop_copies_ahead_asynchronously(arch):
+    ptx = ptx_of(gemm(64, 64, 32, 256), arch)
+    loop = _k_loop(ptx)
+    assert sum("mma.sync" in x for x in loop) == 8
+    assert [x for x in loop if "cp.async.wait_group" in x] == ["cp.async.wait_group \t1;"]
+    assert sum("cp.async.commit_group" in x for x in loop) == 1
+    assert sum("bar.sync" in x for x in loop) == 2                         # after the wait, after the product
+    # a's chunk and b's, before the loop and (placed out of the loop's line by LLVM) in it
+    assert sum("cp.async.cg.shared.global" in x for x in ptx.splitlines()) == 4
+    assert sum("cp.async.commit_group" in x for x in ptx.splitlines()) == 2
+    assert not re.search(r"st\.shared\.v4\.b32\s+\[[^]]+\],\s*\{%r", ptx)     # no chunk through registers
+
+
+def test_sm_75_has_no_cp_async():
+    ptx = ptx_of(gemm(64, 64, 32, 256), "sm_75")
+    assert "cp.async" not in ptx
+
+
+@pytest.mark.ptxas
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_sass_k_loop_copies_with_ldgsts(arch):
+    ptxas = need_tool("ptxas")
+    need_tool("cuobjdump")
+    need_tool("nvdisasm")
+    done = assemble(ptx_of(gemm(64, 64, 32, 256), arch), arch, ptxas, keep_cubin=True)
+    text = sass(done.cubin)
+    assert re.search(r"\bLDGSTS\.E\.BYPASS\.128\b", text), text[:2000]
+    assert re.search(r"\bLDGDEPBAR\b", text) and re.search(r"\bDEPBAR\.LE\s+SB0,\s*0x1\b", text)
+    assert not re.search(r"\b(LDL|STL)\b", text) and done.resources["spills"] == 0
