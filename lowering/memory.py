@@ -122,6 +122,9 @@ class Addressing:
 
     def __init__(self, builder: ir.IRBuilder):
         self.b = builder
+        # the allocas of counted loops' 64-bit variables (emit.py ``_counted_for``): a global
+        # point access indexed by one is addressed in bytes (``reads_counter``)
+        self.counters: set[int] = set()
 
     def value(self, v) -> ir.Value:
         if isinstance(v, int):
@@ -161,12 +164,36 @@ class Addressing:
             total = c if total is None else self.b.add(total, c)
         return total, tw
 
-    def element_ptr(self, ref: MemRef, terms: list[Term]) -> tuple[ir.Value, int]:
-        """The address of element ``ref.offset + terms`` and its provable alignment in bytes."""
+    def element_ptr(self, ref: MemRef, terms: list[Term], in_bytes: bool = False) -> tuple[ir.Value, int]:
+        """The address of element ``ref.offset + terms`` and its provable alignment in bytes.
+        ``in_bytes``: as ``ref.ptr`` plus the offset scaled to bytes (``shl nsw``, what ``gep
+        inbounds`` implies), one GEP over i8 that LLVM keeps whole."""
         off, tw = self.offset(ref.offset + terms)
         es = BYTES[ref.elem.name]
+        if in_bytes and es > 1 and not isinstance(off, ir.Constant):
+            off = self.b.shl(off, ir.Constant(I64, es.bit_length() - 1), flags=("nsw",))
+            return self.b.gep(ref.ptr, [off], inbounds=True, source_etype=I8), alignment(es, tw)
         ptr = self.b.gep(ref.ptr, [off], inbounds=True, source_etype=memory_ir(ref.elem))
         return ptr, alignment(es, tw)
+
+    def reads_counter(self, ref: MemRef, terms: list[Term]) -> bool:
+        """Is ``ref`` global memory and a term of its element offset a counted loop's 64-bit
+        variable (``A[row, c]`` in ``for c in range(..)``)? Such an address is formed in bytes:
+        with the element GEP, LLVM splits off a row pointer and loop strength reduction rebuilds
+        the unrolled loop's start address from it in a shape where ptxas copies the strided
+        pointer's low half at every iteration (one MOV more than nvcc in row_sums and
+        row_softmax; benchmarks/sass_vs_nvcc.py). Other accesses keep the element GEP (with
+        every access in bytes, tiled_gemm, linear_relu and row_scan came out larger)."""
+        if ref.space != 1 or not self.counters:
+            return False
+        todo = [t.value for t in ref.offset + terms]
+        while todo:
+            v = todo.pop()
+            if isinstance(v, tuple):
+                todo.extend(v[1:])
+            elif isinstance(v, ir.LoadInstr) and id(v.operands[0]) in self.counters:
+                return True
+        return False
 
     # ---- points
     def load_ptr(self, ptr, align: int, elem: Scalar) -> ir.Value:
@@ -176,12 +203,12 @@ class Addressing:
         self.b.store(self._to_memory(value, elem), ptr, align=align)
 
     def load(self, ref: MemRef, terms: list[Term]) -> ir.Value:
-        ptr, align = self.element_ptr(ref, terms)
+        ptr, align = self.element_ptr(ref, terms, self.reads_counter(ref, terms))
         v = self.b.load(ptr, align=align, typ=memory_ir(ref.elem))
         return self._from_memory(v, ref.elem)
 
     def store(self, ref: MemRef, terms: list[Term], value: ir.Value) -> None:
-        ptr, align = self.element_ptr(ref, terms)
+        ptr, align = self.element_ptr(ref, terms, self.reads_counter(ref, terms))
         self.b.store(self._to_memory(value, ref.elem), ptr, align=align)
 
     # ---- runs

@@ -95,3 +95,16 @@ def test_a_proven_subscript_is_64_bit_and_an_unproven_one_sign_extended():
     assert len(extended(built_example("lanes_matvec").kernels[0].llvm_ir)) == 1
     narrow = build_source(MATVEC.replace("ALIGN", "4"), "t.ph", resources=False).kernels[0].llvm_ir
     assert len(extended(narrow)) == 2
+
+
+def test_a_global_subscript_by_a_counted_variable_is_one_byte_offset():
+    """A global point access indexed by a counted loop's 64-bit variable is addressed as the
+    tensor's pointer plus the element offset shifted to bytes (memory.py ``reads_counter``): one
+    GEP over i8 that LLVM does not split into a row pointer and a column offset (with the split,
+    ptxas copied row_sums' strided pointer at the head of its unrolled loop: one MOV more per
+    iteration than nvcc). A subscript by no loop variable (``out[row]``) keeps its element GEP."""
+    ir_text = built_example("row_sums").kernels[0].llvm_ir
+    loads = re.findall(r'(%"[.\w]+") = shl nsw i64 %"[.\w]+", 2\b.*\n\s*%"[.\w]+" = getelementptr inbounds i8, '
+                       r'ptr addrspace\(1\) %"A", i64 \1 ', ir_text)
+    assert len(loads) == 1, ir_text
+    assert re.search(r'getelementptr inbounds float, ptr addrspace\(1\) %"out"', ir_text)

@@ -62,21 +62,21 @@ def test_one_kernel_against_nvcc(tmp_path):
 
 
 # ---------------------------------------------------------------- issue 19, lane loops
-def _phobos(name: str, tmp_path):
+def _phobos(name: str, tmp_path, arch: str = "sm_90"):
     need_tool("ptxas")
     need_tool("cuobjdump")
     need_tool("nvdisasm")
     src, defines, cu, marker = svn.KERNELS[name]
-    return svn.measure_phobos(src, defines, "sm_90", tmp_path, name, marker), marker
+    return svn.measure_phobos(src, defines, arch, tmp_path, name, marker), marker
 
 
-@pytest.mark.parametrize("name, most", [("lanes_matvec", 8.5), ("row_sums", 2.4), ("int8_dot", 6.0)])
+@pytest.mark.parametrize("name, most", [("lanes_matvec", 8.5), ("row_sums", 2.3125), ("int8_dot", 6.0)])
 def test_lane_loops_keep_one_strided_pointer(name, most, tmp_path):
     """Unrolled 16 times with 64-bit indices (a counted loop whose variable is kept in 64 bits,
     `at = k + ctx.lane * 4` computed in 64 bits where the bounds show it cannot wrap), the hot
     loop advances one pointer per subscript and recomputes no address: no IMAD.WIDE, LEA or
-    LOP3 in it, and no more instructions per source iteration than nvcc -O3's (8.5, 2.3, 6.0
-    on CUDA 13.0; row_sums has one MOV of ptxas's more)."""
+    LOP3 in it, and no more instructions per source iteration than nvcc -O3's (8.5, 2.3125, 6.0
+    on CUDA 13.0)."""
     ph, marker = _phobos(name, tmp_path)
     assert ph.spills == 0
     assert 0 < ph.loop <= most, ph
@@ -90,15 +90,17 @@ def test_lane_loops_keep_one_strided_pointer(name, most, tmp_path):
 
 
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed (the comparison needs it)")
-@pytest.mark.parametrize("name, ratio", [("lanes_matvec", 1.0), ("int8_dot", 1.0), ("row_sums", 1.05),
-                                         ("row_softmax", 1.05)])
-def test_lane_loops_against_nvcc(name, ratio, tmp_path):
-    """Issue 19's goal: per source iteration no more SASS instructions than nvcc -O3 (row_sums
-    and row_softmax: within one or two register moves ptxas adds at the loop's head),
-    registers at most nvcc's + 8, no spills."""
-    ph, marker = _phobos(name, tmp_path)
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+@pytest.mark.parametrize("name", ["lanes_matvec", "int8_dot", "row_sums", "row_softmax"])
+def test_lane_loops_against_nvcc(name, arch, tmp_path):
+    """Issue 19's goal: per source iteration no more SASS instructions than nvcc -O3, registers
+    at most nvcc's + 8, no spills. row_sums and row_softmax address their rows in bytes
+    (memory.py ``reads_counter``): with the element GEP split into a row pointer and a column
+    offset, ptxas copied the strided pointer's low half at the loop's head (one MOV more per
+    unrolled iteration than nvcc)."""
+    ph, marker = _phobos(name, tmp_path, arch)
     src, defines, cu, marker = svn.KERNELS[name]
-    nv = svn.measure_nvcc(cu, "sm_90", tmp_path, name, marker)
+    nv = svn.measure_nvcc(cu, arch, tmp_path, name, marker)
     assert ph.spills == 0
     assert ph.registers <= nv.registers + 8, (ph, nv)
-    assert 0 < ph.loop <= ratio * nv.loop, (ph, nv)
+    assert 0 < ph.loop <= nv.loop, (ph, nv)
