@@ -29,7 +29,7 @@ from .facts.atoms import expr_kind
 from .facts.schema import UNIFORM, VARYING, WARP_UNIFORM
 from .sema.model import Binding, Instance, KernelInfo
 from .smem import (ALIGN, FOLD, FOLD_SLOTS, ONCE, ONCE_SLOTS, PRODUCERS, STATIC_LIMIT,
-                   SharedPlan, argument_key, plan_kernel, result_key, round_up, second_key, statement_key, tile_children,
+                   SharedPlan, argument_key, plan_kernel, result_key, round_up, second_key, ahead_key, statement_key, tile_children,
                    tile_key)
 from .syntax import ast as A
 from .syntax.printer import expr as source_of
@@ -169,5 +169,5 @@ __all__ = [
     "UNIFORM", "WARP_UNIFORM", "VARYING", "affine", "constant_of", "int_op", "source_of",
     # the shared-memory plan (CheckedKernel.smem) and the keys the lowering asks it by
     "SharedPlan", "ALIGN", "STATIC_LIMIT", "FOLD", "FOLD_SLOTS", "ONCE", "ONCE_SLOTS", "PRODUCERS",
-    "round_up", "tile_key", "argument_key", "result_key", "statement_key", "second_key", "tile_children",
+    "round_up", "tile_key", "argument_key", "result_key", "statement_key", "second_key", "ahead_key", "tile_children",
 ]

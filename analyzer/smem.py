@@ -24,7 +24,9 @@ rows 128 bytes apart share their banks). The padding is counted here, so PH211 s
 
 **Second buffers.** Where the execution plan (facts/plan.py) lets a ``for`` loop run the copies
 at its top one iteration ahead, each copied tile gets a second named allocation of its size and
-padding ("second buffer of `a`"), the lowering alternating between the two; loops are taken in
+padding ("second buffer of `a`"), the lowering alternating between the two; the copy a product
+makes of a view at the loop's top leaves the product's scratch for two named allocations of its
+size and padding (the copy made ahead, and its second buffer); loops are taken in
 order while the whole plan stays within the smallest per-CTA limit of all targets (and, under
 ``minBlocks``, the smallest per-SM one), so that the second buffers never cause a PH211.
 """
@@ -97,6 +99,11 @@ def result_key(inst, call) -> tuple:
 
 def statement_key(inst, stmt) -> tuple:
     return (id(inst), id(stmt))
+
+
+def ahead_key(inst, operand) -> tuple:
+    """The buffer a product's operand is copied into one iteration ahead (``Ahead``)."""
+    return ("ahead", id(inst), id(operand))
 
 
 def second_key(key: tuple) -> tuple:
@@ -218,31 +225,74 @@ class _Planner:
         self.plan.named_bytes += n
 
     def second_buffers(self, kinfo) -> None:
-        """The loops whose leading copies the execution plan lets run one iteration ahead get a
-        second buffer per copied tile (its size and padding), loop by loop in the plan's order,
-        while the total stays within every target's limit per CTA (and, with ``minBlocks``, per
-        SM): double buffering never makes a kernel over any target's limit."""
+        """The loops whose leading copies the execution plan lets run one iteration ahead: each
+        copied tile gets a second buffer (its size and padding); each copy a product makes of a
+        view leaves the product's scratch for two named buffers of its size and padding. Loop by
+        loop in the plan's order, while the total stays within every target's limit per CTA (and,
+        with ``minBlocks``, per SM): double buffering never makes a kernel over any target's
+        limit."""
         most_cta = min(t.shared_per_block for t in TARGETS.values())
         most_sm = min(t.shared_per_sm for t in TARGETS.values())
         blocks = kinfo.min_blocks or 1
-        for (inst_id, loop_id), stmts in self.analysis.plan.prefetchable.items():
+        for (inst_id, loop_id), entries in self.analysis.plan.prefetchable.items():
             inst = self._instances.get(inst_id)
             if inst is None:
                 continue
-            extra = []
-            for st in stmts:
-                b = inst.resolution.get(id(st.target))
-                key = second_key(tile_key(inst, b))
-                if key not in self.plan.named and key not in (k for k, _ in extra):
-                    extra.append((key, self.plan.named[tile_key(inst, b)]))
-            total = self.plan.total + sum(a.bytes for _, a in extra)
+            extra: list = []                       # (key, label, span, bytes, row stride)
+            drop: dict = {}                        # statement key -> the scratch keys it gives up
+            kept = []
+            for e in entries:
+                if e.product is None:
+                    b = inst.resolution.get(id(e.stmt.target))
+                    key = second_key(tile_key(inst, b))
+                    if key not in self.plan.named and all(key != x[0] for x in extra):
+                        a = self.plan.named[tile_key(inst, b)]
+                        extra.append((key, f"second buffer of {a.what}", a.span, a.bytes, a.row_stride))
+                    kept.append(e)
+                    continue
+                sk = statement_key(inst, e.owner)
+                sp = self.plan.statements.get(sk)
+                ck = ("copy", id(e.operand))
+                if sp is None or sp.fused is not e.product or ck not in sp.scratch:
+                    continue
+                a = sp.scratch[ck]
+                how = "transposed copy" if ": transposed copy of" in a.what else "copy"
+                what = (f"{how} of `{e.operand.id}` for `{e.product.func}` at {_at(e.product.span)}, made one "
+                        f"iteration ahead: {a.what.rsplit('` ', 1)[1]}")
+                key = ahead_key(inst, e.operand)
+                extra += [(key, what, a.span, a.bytes, a.row_stride),
+                          (second_key(key), f"second buffer of the {what}", a.span, a.bytes, a.row_stride)]
+                drop.setdefault(sk, set()).add(ck)
+                kept.append(e)
+            if not kept:
+                continue
+            peak, at = self._scratch_without(drop)
+            total = self.plan.named_bytes + sum(x[3] for x in extra) + peak + self.plan.static_bytes
             if total > most_cta or (kinfo.min_blocks and blocks * total > most_sm):
                 continue
-            for key, a in extra:
-                self.plan.named[key] = Allocation(key, f"second buffer of {a.what}", a.span, a.bytes, NAMED,
-                                                  self.plan.named_bytes, a.row_stride)
-                self.plan.named_bytes += a.bytes
-            self.plan.double_buffered[(inst_id, loop_id)] = stmts
+            for key, what, span, n, stride in extra:
+                self.plan.named[key] = Allocation(key, what, span, n, NAMED, self.plan.named_bytes, stride)
+                self.plan.named_bytes += n
+            for sk, keys in drop.items():
+                sp = self.plan.statements[sk]
+                left = [a for k, a in sp.scratch.items() if k not in keys]
+                sp.scratch, sp.bytes = {}, 0
+                for a in left:
+                    sp.scratch[a.key] = Allocation(a.key, a.what, a.span, a.bytes, SCRATCH, sp.bytes, a.row_stride)
+                    sp.bytes += a.bytes
+            self.plan.scratch_peak, self.plan.peak = peak, at
+            self.plan.double_buffered[(inst_id, loop_id)] = tuple(kept)
+
+    def _scratch_without(self, drop: dict):
+        """The scratch peak (and the statement at it) once the statements in ``drop`` give up
+        those scratch allocations."""
+        peak, at = 0, None
+        for sk, sp in self.plan.statements.items():
+            gone = drop.get(sk, ())
+            n = sp.bytes - sum(a.bytes for k, a in sp.scratch.items() if k in gone)
+            if n > peak:
+                peak, at = n, sp
+        return peak, at
 
     def dot_operands(self, inst) -> set:
         """The uids of the ``var``/``let`` tiles that a tile product of ``inst`` reads in place
@@ -666,5 +716,5 @@ def _brief(e, room: int = 40) -> str:
 
 
 __all__ = ["plan_kernel", "SharedPlan", "StatementPlan", "Allocation", "tile_bytes", "round_up", "tile_key",
-           "argument_key", "result_key", "statement_key", "second_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES", "padded_row",
+           "argument_key", "result_key", "statement_key", "second_key", "ahead_key", "STATIC_LIMIT", "ALIGN", "PRODUCERS", "ELEM_BYTES", "padded_row",
            "FOLD", "ONCE", "FOLD_SLOTS", "ONCE_SLOTS", "plain_shared", "stable_form"]

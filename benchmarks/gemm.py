@@ -128,7 +128,10 @@ def prepare(bundle: Path, arch: str = "sm_90", log=print) -> dict:
 
 
 def sass_facts(text: str) -> dict:
-    """Counts of the instructions that say how a product runs (static, whole kernel)."""
+    """Counts of the instructions that say how a product runs (static, whole kernel; not the
+    ``@!PT LDS RZ, [RZ]`` that ptxas puts before an LDGSTS, which never run)."""
+    text = "\n".join(line for line in text.splitlines() if "@!PT" not in line)
+
     def n(pattern):
         return len(re.findall(pattern, text, re.M))
     lds = n(r"\bLDS(\.[\w.]+)?\b") + n(r"\bLDSM\b[\w.]*")

@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 import llvmlite.ir as ir
 
 from ..language.builtins import ATOMICS, MAX_UNROLL, SCALAR_MATH
-from ..analyzer.checked import WARP_UNIFORM, affine, argument_key, constant_of, result_key, second_key, tile_key
+from ..analyzer.checked import (WARP_UNIFORM, affine, ahead_key, argument_key, constant_of, result_key, second_key,
+                                tile_key)
 from ..language.ops import OpClass
 from ..analyzer.syntax import ast as A
 from ..language.types import (BOOL, F32, I32, I64 as T_I64, SCALARS, Run, Scalar, Tensor, Tile, arith_join,
@@ -31,13 +32,13 @@ from . import intrinsics as K
 from .align import INFINITE, twos, twos_of_int
 from .bounds import Bounds
 from .errors import LoweringError, Unsupported
-from .ltypes import (GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir, splat,
-                     value_ir, width)
+from .ltypes import (BYTES, GLOBAL, I1, I8, I32T, I64, SHARED, arith_type, const, convert, memory_ir, scalar_ir,
+                     splat, value_ir, width)
 from .memory import Addressing, Axis, MemRef, Term, scale
 from .names import entry_symbol
 from .shared import SharedMemory
-from .tile_ops import carry
-from .tiles import TileLowering
+from .tile_ops import carry, copy_operand, operand_layout, operand_tile
+from .tiles import Sweep, TileLowering
 
 COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 SHIFTS = ("<<", ">>")
@@ -193,6 +194,7 @@ class KernelEmitter:
         self.tiles = TileLowering(self)
         self.carried: dict = {}            # id(dot node) -> mma.Carried, inside the loop that carries it
         self.second_buffers: dict = {}     # tile binding uid -> its second buffer (double-buffered copies)
+        self.operands_ahead: dict = {}     # id(operand) -> the buffer its loop copied it into ahead
 
     def _index_bindings(self, inst) -> None:
         for b in inst.bindings:
@@ -628,21 +630,42 @@ class KernelEmitter:
     # ---------------------------------------------------------------- double-buffered copies
     def _double_buffers(self, s: A.For) -> list:
         """The copies the shared-memory plan double buffers in this loop (analyzer/smem.py,
-        facts/plan.py): [(statement, tile binding, its buffer, its second buffer)]."""
-        stmts = self.smem.plan.double_buffered.get((id(self.inst), id(s)), ())
+        facts/plan.py ``Ahead``), each a _Copy with its two buffers."""
+        entries = self.smem.plan.double_buffered.get((id(self.inst), id(s)), ())
         out = []
-        for st in stmts:
-            tb = self.binding(st.target)
-            slot = self.slots.get(tb.uid)
-            if slot is None or slot[0] != "mem":
-                raise LoweringError(f"the double-buffered tile `{tb.name}` has no buffer", st.span)
-            second = self.second_buffers.get(tb.uid)
-            if second is None:
-                second = self.second_buffers[tb.uid] = self.named_tile(
-                    f"{tb.name}_{tb.uid}_second", settled(tb.type), second_key(tile_key(self.inst, tb)))
-                second.buffer = slot[1].buffer
-            out.append((st, tb, slot[1], second))
+        for e in entries:
+            if e.product is None:                  # `t = T[..]`: the tile's own buffer and a second
+                tb = self.binding(e.stmt.target)
+                slot = self.slots.get(tb.uid)
+                if slot is None or slot[0] != "mem":
+                    raise LoweringError(f"the double-buffered tile `{tb.name}` has no buffer", e.stmt.span)
+                second = self.second_buffers.get(tb.uid)
+                if second is None:
+                    second = self.second_buffers[tb.uid] = self.named_tile(
+                        f"{tb.name}_{tb.uid}_second", settled(tb.type), second_key(tile_key(self.inst, tb)))
+                    second.buffer = slot[1].buffer
+                out.append(_Copy(e, slot[1], second, tile=tb))
+                continue
+            # `let v = T[..]` read by a product: the copy the product would make, in two buffers
+            transposed, k_major = operand_layout(self, e.product, e.operand)
+            t, padded = operand_tile(self, e.operand, transposed, k_major)
+            key = ahead_key(self.inst, e.operand)
+            name = f"{e.operand.id}_{e.product.func}_ahead"
+            first = self.named_buffer(key, name, t, padded)
+            second = self.named_buffer(second_key(key), name + "_second", t, padded)
+            second.buffer = first.buffer
+            out.append(_Copy(e, first, second, transposed=transposed, k_major=k_major))
         return out
+
+    def named_buffer(self, key, name: str, t: Tile, padded: bool) -> MemRef:
+        """The named allocation ``key`` of the shared-memory plan as a tile of ``t``'s shape, its
+        rows padded as the plan says where ``padded`` (else contiguous, in the same bytes)."""
+        elem = settle(t.elem)
+        a = self.smem.plan.named.get(key)
+        if a is None:
+            raise LoweringError(f"the buffer `{name}` is not in the shared-memory plan")
+        ptr = self.smem.named(key, name, elem, a.bytes // BYTES[elem.name])
+        return self.tile_ref(ptr, elem, [int(d) for d in t.shape], a.row_stride if padded else None)
 
     @contextmanager
     def _loop_variable_at(self, b, lt, v, v64):
@@ -673,8 +696,8 @@ class KernelEmitter:
         second buffers are current) the latch flips."""
         with self.b.if_then(self.b.icmp_signed("<", lo, hi)):
             with self._loop_variable_at(b, lt, lo, self.b.sext(lo, I64) if lt == I32 else None):
-                for st, _tb, first, _second in ahead:
-                    self._copy_ahead(st, first)
+                for c in ahead:
+                    self._copy_ahead(c, c.first)
         if self.tiles.async_capable:
             K.cp_async_commit(self.ops)
         parity = self.alloca(I1, name=b.name + ".second")
@@ -688,7 +711,7 @@ class KernelEmitter:
         buffers (facts/plan.py)."""
         bb = self.b
         second = bb.load(parity, typ=I1)
-        if any(self.plan.needs_barrier_before(st, self.inst) for st, *_ in ahead):
+        if any(self.plan.needs_barrier_before(c.entry.stmt, self.inst) for c in ahead):
             K.barrier(self.ops)                    # the buffers written next were read last iteration
         v = bb.load(self.slots[b.uid][1], typ=scalar_ir(lt))
         v64 = bb.load(self.wide_of[b.uid], typ=I64) if b.uid in self.wide_of else \
@@ -698,23 +721,44 @@ class KernelEmitter:
         with bb.if_then(bb.icmp_signed("<", n64, hi64)):
             nv = bb.trunc(n64, I32T) if lt == I32 else n64
             with self._loop_variable_at(b, lt, nv, n64 if lt == I32 else None):
-                for st, _tb, first, other in ahead:
-                    self._copy_ahead(st, _with_ptr(first, bb.select(second, first.ptr, other.ptr)))
+                for c in ahead:
+                    self._copy_ahead(c, _with_ptr(c.first, bb.select(second, c.first.ptr, c.second.ptr)))
         if self.tiles.async_capable:
             K.cp_async_commit(self.ops)
             K.cp_async_wait(self.ops, 1)           # all but the group just issued: this iteration's
         K.barrier(self.ops)                        # every thread's copies are in shared memory
-        for st, tb, first, other in ahead:
-            self.slots[tb.uid] = ("mem", _with_ptr(first, bb.select(second, other.ptr, first.ptr)))
-        for st in s.body.stmts[len(ahead):]:
-            self.stmt(st)
-        for st, tb, first, _other in ahead:
-            self.slots[tb.uid] = ("mem", first)
+        for c in ahead:
+            current = _with_ptr(c.first, bb.select(second, c.second.ptr, c.first.ptr))
+            if c.tile is not None:
+                self.slots[c.tile.uid] = ("mem", current)
+            else:
+                self.operands_ahead[id(c.entry.operand)] = current
+        moved = {id(c.entry.stmt) for c in ahead if c.tile is not None}
+        for st in s.body.stmts:
+            if id(st) not in moved:                # a view's `let` stays: it is only a view
+                self.stmt(st)
+        for c in ahead:
+            if c.tile is not None:
+                self.slots[c.tile.uid] = ("mem", c.first)
+            else:
+                del self.operands_ahead[id(c.entry.operand)]
 
-    def _copy_ahead(self, st, target: MemRef) -> None:
+    def _copy_ahead(self, c, target: MemRef) -> None:
+        st = c.entry.stmt
         if self.debug is not None:
             self.b.debug_metadata = self.debug.location(st.span)
-        self.tiles.copy_ahead(st, target)
+        if c.tile is not None:
+            self.tiles.copy_ahead(st, target)
+            return
+        # the view at this iteration's value of the loop variable, copied as the product would
+        node = c.entry.operand
+        sw = Sweep(target, "=", node)
+        sw.leaves[id(node)] = self.memref(st.value)
+        self.tiles.asynchronous = self.tiles.async_capable
+        try:
+            copy_operand(self.tiles, sw, node, target, c.transposed, c.k_major)
+        finally:
+            self.tiles.asynchronous = False
 
     def _carry_in(self, s: A.For) -> list:
         """The accumulators the execution plan lets this loop carry in registers and that the
@@ -1325,3 +1369,16 @@ def _zero(t):
 def _with_ptr(ref: MemRef, ptr) -> MemRef:
     """``ref`` at another base pointer (one of a double-buffered tile's two buffers)."""
     return replace(ref, ptr=ptr)
+
+
+@dataclass
+class _Copy:
+    """A copy its loop runs one iteration ahead (the plan's ``Ahead``) and its two buffers: into
+    the ``var`` tile ``tile`` (its own buffer ``first``), or of a product's operand (``tile``
+    None; the layout the product's copy has)."""
+    entry: object
+    first: MemRef
+    second: MemRef
+    tile: object = None
+    transposed: bool = False
+    k_major: bool = False

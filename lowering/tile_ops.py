@@ -55,8 +55,13 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
     statement's shared-memory plan (analyzer/smem.py) says which operands are copied: those it
     cannot see from the AST to be a shared tile read in place (a scratch tile, a function's
     result tile, a tile or a slice of one at constant offsets inside it), even where the bounds
-    prover could have shown a slice in bounds, so that the copies are the ones PH211 counted."""
+    prover could have shown a slice in bounds, so that the copies are the ones PH211 counted.
+    An operand its loop copied one iteration ahead (emit.py, the plan's ``Ahead``) is read from
+    the buffer that copy filled, already waited for and behind a barrier."""
     em = tl.em
+    ahead = em.operands_ahead.get(id(node))
+    if ahead is not None:
+        return product_view(ahead, transposed, k_major), False
     tl.materialize_others(sw, node)
     if not em.smem.current.copies(node):
         ref = sw.subst.get(id(node)) or sw.leaves.get(id(node))
@@ -64,28 +69,65 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
             raise LoweringError("the shared-memory plan reads a `dot` operand in place that is not an "
                                 "unmasked shared tile", getattr(node, "span", None))
         return ref, False
+    tile, padded = operand_tile(em, node, transposed, k_major)
+    temp = tl.scratch(tile, ("copy", id(node)), padded=padded)
+    copy_operand(tl, sw, node, temp, transposed, k_major)
+    return product_view(temp, transposed, k_major), True
+
+
+def operand_layout(em, product, operand) -> tuple[bool, bool]:
+    """(transposed, k_major) of the copy ``product`` makes of ``operand`` (as ``dot`` asks
+    shared_operand for it)."""
+    ta, tb = em.type_of(product.args[0]), em.type_of(product.args[1])
+    m, depth = ta.shape
+    n = tb.shape[0] if product.func == "dot_t" else tb.shape[1]
+    comp = _accumulator_type(em.type_of(product).elem)
+    transposed = product.func == "dot_t" and operand is product.args[1]
+    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
+    return transposed, transposed and shape is not None
+
+
+def operand_tile(em, node, transposed: bool, k_major: bool) -> tuple[Tile, bool]:
+    """The tile an operand's copy is stored as, and whether it takes the plan's row padding: its
+    own layout (``dot_t``'s second operand on tensor cores too: read as a transposed view), or
+    transposed, rows contiguous (``dot_t``'s second operand on the FMA path)."""
     t = em.type_of(node)
     el = settle(t.elem)
-    # a view or tile read as it is (no conversion): copied in 16-byte chunks where it can be
+    if transposed and not k_major:
+        return Tile(el, tuple(t.shape)[::-1]), False
+    return Tile(el, tuple(t.shape)), True
+
+
+def copy_operand(tl, sw, node, temp: MemRef, transposed: bool, k_major: bool) -> None:
+    """Copy ``node`` (as ``sw`` evaluates it) into ``temp``, laid out as operand_tile says: in
+    16-byte chunks where it is a view or tile read as it is (tiles.py ``copy_chunks``, with
+    ``cp.async`` when the loop copies it ahead), element by element otherwise."""
+    em = tl.em
+    t = em.type_of(node)
+    el = settle(t.elem)
     src = None
     if isinstance(node, (A.Name, A.Index)) and id(node) not in sw.subst:
         src = sw.leaves.get(id(node))
     if transposed and k_major:                  # the same bytes as the plan's transposed copy
-        temp = tl.scratch(Tile(el, tuple(t.shape)), ("copy", id(node)))
         sweep = lambda: tl.linear(list(t.shape), lambda c: tl.store(temp, c, em.to(tl.value_at(sw, node, c), el).v))  # noqa: E731
         if src is None or not tl.copy_chunks(temp, src, sweep):      # 16-byte chunks (tiles.py)
             sweep()
-        return MemRef(temp.ptr, temp.elem, [temp.axes[1], temp.axes[0]], [], SHARED, buffer=temp.buffer), True
-    shape = list(t.shape)[::-1] if transposed else list(t.shape)
-    # (a transposed copy's padding, where the plan pads it, is for the [N, K] layout above)
-    temp = tl.scratch(Tile(el, tuple(shape)), ("copy", id(node)), padded=not transposed)
+        return
+    shape = list(temp.shape)
 
     def copy(coords):
         at = coords[::-1] if transposed else coords
         tl.store(temp, coords, em.to(tl.value_at(sw, node, at), el).v)
     if transposed or src is None or not tl.copy_chunks(temp, src, lambda: tl.linear(shape, copy)):
         tl.linear(shape, copy)
-    return temp, True
+
+
+def product_view(temp: MemRef, transposed: bool, k_major: bool) -> MemRef:
+    """What the product reads of an operand's copy: ``dot_t``'s second operand on tensor cores,
+    kept in its own [N, K] layout, as the [K, N] view it multiplies by."""
+    if transposed and k_major:
+        return MemRef(temp.ptr, temp.elem, [temp.axes[1], temp.axes[0]], [], SHARED, buffer=temp.buffer)
+    return temp
 
 
 def blocking(m: int, n: int, threads: int) -> tuple[int, int]:

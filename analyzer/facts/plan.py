@@ -29,7 +29,10 @@ once from the analysis (its CFG and kinds), so that neither decides it on its ow
   `t = T[..]` (each a whole `var` tile of a fixed shape, given a slice of a tensor parameter with
   offsets affine in values that cannot change during the loop) followed by other statements may
   run the copy of iteration i + 1 during iteration i, into a second buffer, while the rest of
-  iteration i reads the first (asynchronously, with `cp.async`, where the target has it). No
+  iteration i reads the first (asynchronously, with `cp.async`, where the target has it). So may
+  a leading `let v = T[..]` (a view of the same kind) that the rest of the body uses once, as an
+  operand of a `dot`/`dot_t` that is the whole value of a top-level statement: the copy that
+  product makes of it (analyzer/smem.py) moves to the top of the previous iteration. No
   access can tell, when: nothing in the kernel writes a source, or reads it with an atomic or an
   acquire (the early read sees what the copy would have); nothing but the copies writes the tiles
   and nothing outside the loop but their declarations touches them (so which buffer holds the
@@ -49,6 +52,7 @@ once from the analysis (its CFG and kinds), so that neither decides it on its ow
 from __future__ import annotations
 
 import heapq
+from dataclasses import dataclass
 
 from ...language.builtins import ATOMICS, MEMORY_ORDER
 from ..cfg import OP
@@ -167,41 +171,55 @@ def _carried(facts, marked: set) -> dict:
     return out
 
 
+@dataclass(frozen=True)
+class Ahead:
+    """A copy a loop may run one iteration ahead: ``stmt`` is ``t = T[..]`` (into a ``var``
+    tile), or ``let v = T[..]``, a view that the product ``product`` (the value of the top-level
+    statement ``owner``) reads as its operand ``operand`` and copies into shared memory itself."""
+    stmt: object
+    product: object = None
+    operand: object = None
+    owner: object = None
+
+
 def _prefetchable(facts) -> dict:
-    """{(id(instance), id(for loop)): (statements,)} of the copies a loop may double buffer (see
-    the module's description)."""
+    """{(id(instance), id(for loop)): (Ahead,)} of the copies a loop may double buffer (see the
+    module's description)."""
     out: dict = {}
     for loop in facts.cfg.loops:
         if loop.kind != "for" or not isinstance(loop.ast, A.For) or loop.inst.kind != "kernel":
             continue
         inst = loop.inst
         stmts = loop.ast.body.stmts
-        copies = []                                 # (statement, tile buffer, source buffer)
+        lead = []                                   # (statement, tile buffer or None, source buffer)
         for st in stmts:
-            c = _copy_from_global(inst, st)
+            c = _copy_from_global(inst, st) or _view_of_global(inst, st)
             if c is None:
                 break
-            copies.append((st,) + c)
-        if not copies or len(copies) == len(stmts) or len({c[1] for c in copies}) != len(copies):
+            lead.append((st,) + c)
+        rest = stmts[len(lead):]
+        tiles = [c[1] for c in lead if c[1] is not None]
+        if not lead or not rest or len(set(tiles)) != len(tiles) or _leaves(stmts, True):
             continue
-        if _leaves(stmts, True):
-            continue
-        if _prefetch_is_unseen(facts, loop, copies):
-            out[(id(inst), id(loop.ast))] = tuple(c[0] for c in copies)
+        entries = []
+        for st, tile, _src in lead:
+            if tile is not None:
+                entries.append(Ahead(st))
+                continue
+            use = _product_use(inst, inst.decls.get(id(st)), rest)
+            if use is not None:
+                entries.append(Ahead(st, *use))
+        kept = {id(e.stmt) for e in entries}
+        copies = [c for c in lead if id(c[0]) in kept]
+        if entries and _prefetch_is_unseen(facts, loop, copies):
+            out[(id(inst), id(loop.ast))] = tuple(entries)
     return out
 
 
-def _copy_from_global(inst, st):
-    """(tile buffer, source buffer) of ``tile = T[..]``: a whole ``var`` tile of a fixed shape
-    given a slice of a tensor parameter whose offsets are affine in values that stay put during
-    the loop (constants, parameters, extents, ``let``s, loop variables, ``ctx``); else None."""
-    if not (isinstance(st, A.Assign) and st.op == "=" and isinstance(st.target, A.Name)):
-        return None
-    tb = inst.resolution.get(id(st.target))
-    if tb is None or tb.kind != "var" or not isinstance(tb.type, Tile) or \
-            not all(isinstance(d, int) for d in tb.type.shape):
-        return None
-    v = st.value
+def _from_global(inst, v):
+    """The source buffer of ``v`` when it is a tensor parameter or a slice of one whose offsets
+    are affine in values that stay put during a loop (constants, parameters, extents, ``let``s,
+    loop variables, ``ctx``); else None."""
     base = v.base if isinstance(v, A.Index) and not v.is_point else v
     sb = inst.resolution.get(id(base)) if isinstance(base, A.Name) else None
     if sb is None or sb.kind != "param" or not isinstance(sb.type, Tensor):
@@ -212,7 +230,80 @@ def _copy_from_global(inst, st):
                 if isinstance(sub, A.SpanSub) else [sub.lo, sub.hi]
             if any(e is not None and stable_form(e, inst) is None for e in parts):
                 return None
-    return (tb.buffer or tb.name), (sb.buffer or sb.name)
+    return sb.buffer or sb.name
+
+
+def _copy_from_global(inst, st):
+    """(tile buffer, source buffer) of ``tile = T[..]``: a whole ``var`` tile of a fixed shape
+    given a tensor or a slice of one (``_from_global``); else None."""
+    if not (isinstance(st, A.Assign) and st.op == "=" and isinstance(st.target, A.Name)):
+        return None
+    tb = inst.resolution.get(id(st.target))
+    if tb is None or tb.kind != "var" or not isinstance(tb.type, Tile) or \
+            not all(isinstance(d, int) for d in tb.type.shape):
+        return None
+    src = _from_global(inst, st.value)
+    return None if src is None else ((tb.buffer or tb.name), src)
+
+
+def _view_of_global(inst, st):
+    """(None, source buffer) of ``let v = T[..]``, a two-dimensional view of a fixed shape of a
+    tensor (``_from_global``); else None."""
+    if not isinstance(st, A.Let):
+        return None
+    b = inst.decls.get(id(st))
+    if b is None or b.kind != "view" or not isinstance(b.type, Tile) or len(b.type.shape) != 2 or \
+            not all(isinstance(d, int) for d in b.type.shape):
+        return None
+    src = _from_global(inst, st.value)
+    return None if src is None else (None, src)
+
+
+def _product_use(inst, b, stmts):
+    """(product, operand, statement) where the view ``b`` is used once in ``stmts``, as an operand
+    of a ``dot``/``dot_t`` that is the whole value of a top-level tile statement; else None."""
+    if b is None:
+        return None
+    uses = [n for n in _names(stmts) if inst.resolution.get(id(n)) is b]
+    if len(uses) != 1:
+        return None
+    for st in stmts:
+        v = getattr(st, "value", None)
+        if isinstance(st, A.Assign) and isinstance(v, A.Call) and v.func in ("dot", "dot_t") and \
+                id(v) not in inst.calls and any(a is uses[0] for a in v.args[:2]):
+            return v, uses[0], st
+    return None
+
+
+def _names(stmts):
+    """Every name read or written in ``stmts`` (nested blocks included)."""
+    work = []
+    for st in stmts:
+        t = type(st)
+        if t is A.Let or t is A.Var or t is A.Return:
+            work.append(st.value)
+        elif t is A.Assign:
+            work += [st.target, st.value]
+        elif t is A.ExprStmt:
+            work.append(st.expr)
+        elif t is A.If:
+            work.append(st.cond)
+            yield from _names(st.then.stmts)
+            if st.orelse is not None:
+                yield from _names([st.orelse] if isinstance(st.orelse, A.If) else st.orelse.stmts)
+        elif t is A.For:
+            work += list(st.args)
+            yield from _names(st.body.stmts)
+        elif t is A.While:
+            work.append(st.cond)
+            yield from _names(st.body.stmts)
+    while work:
+        e = work.pop()
+        if e is None:
+            continue
+        if isinstance(e, A.Name):
+            yield e
+        work += A.children(e)
 
 
 def _leaves(stmts, top: bool) -> bool:
@@ -237,7 +328,7 @@ def _prefetch_is_unseen(facts, loop, copies) -> bool:
     agent could change them); the tiles are written by the copies alone and accessed nowhere
     outside the loop but their declarations, and no view of one is made outside the loop."""
     stmts = {id(c[0]) for c in copies}
-    tiles = {c[1] for c in copies}
+    tiles = {c[1] for c in copies if c[1] is not None}
     sources = {c[2] for c in copies}
     for op in facts.ops:
         info = op.inst.ops.get(id(op.ast))
@@ -346,4 +437,4 @@ def _barriers_before(facts, exchanging: set, threads: int) -> set:
     return marked
 
 
-__all__ = ["Plan", "make_plan"]
+__all__ = ["Plan", "make_plan", "Ahead"]

@@ -199,6 +199,68 @@ def test_second_buffers_stay_within_every_targets_limit():
     assert k.smem.total == 5 * 4096
 
 
+def views(bm: int = 32, bn: int = 32, bk: int = 32, threads: int = 128, t: str = "f16", func: str = "dot_t",
+          inside: str = "") -> str:
+    """C = A B^T + 1.5 (``dot_t``, W stored [N, K] as linear_relu's) or A B (``dot``) with the
+    operands as views the product copies itself."""
+    wshape, wview = ("[N, K]", "W[col0 :+ {bn}, k0 :+ {bk}]") if func == "dot_t" else \
+        ("[K, N]", "W[k0 :+ {bk}, col0 :+ {bn}]")
+    return (f"@launch({threads})\n"
+            f"kernel g(X: tensor<{t}>[M, K], W: tensor<{t}>{wshape}, C: tensor<f32>[M, N]) {{\n"
+            f"  let row0 = ctx.block.y * {bm}\n  let col0 = ctx.block.x * {bn}\n"
+            f"  var acc: tile<f32>[{bm}, {bn}] = 1.5\n"
+            f"  for k0 in range(0, K, {bk}) {{\n"
+            f"    let x = X[row0 :+ {bm}, k0 :+ {bk}]\n    let w = {wview.format(bn=bn, bk=bk)}\n"
+            f"    acc += {func}(x, w)\n{inside}  }}\n"
+            f"  C[row0 :+ {bm}, col0 :+ {bn}] = acc\n}}\n")
+
+
+@pytest.mark.parametrize("t,func,arch", [
+    ("f16", "dot_t", "sm_90"),     # tensor cores: W's copy in its own [N, K] layout, read transposed
+    ("bf16", "dot_t", "sm_80"),
+    ("bf16", "dot_t", "sm_75"),    # bf16 on FMA: W's copy transposed, rows contiguous
+    ("f32", "dot_t", "sm_90"),     # FMA
+    ("f16", "dot", "sm_90"),
+])
+def test_a_products_view_operands_are_copied_one_iteration_ahead(t, func, arch):
+    import ml_dtypes
+    src = views(t=t, func=func)
+    k = check_source(src, "t.ph").kernels[0]
+    assert sum(len(v) for v in k.smem.double_buffered.values()) == 2
+    assert not any(key[0] == "copy" for sp in k.smem.statements.values() for key in sp.scratch)
+    dt = {"f16": np.float16, "bf16": ml_dtypes.bfloat16, "f32": np.float32}[t]
+    m, n, kk = 40, 48, 72                      # edges cut rows, columns and K
+    x = rng.standard_normal((m, kk)).astype(dt)
+    w = rng.standard_normal((n, kk) if func == "dot_t" else (kk, n)).astype(dt)
+    arrays = {"X": x, "W": w, "C": np.zeros((m, n), np.float32)}
+    w64 = w.astype(np.float64)
+    want = x.astype(np.float64) @ (w64.T if func == "dot_t" else w64) + 1.5
+    run(src, arrays, _grid(m, n), arch=arch)
+    assert _close(arrays["C"], want)
+
+
+def test_view_copies_ahead_take_named_buffers_and_leave_the_products_scratch():
+    k = check_source(views(64, 64, 32, 256), "t.ph").kernels[0]
+    labels = [a.label for a in k.smem.allocations()]
+    assert "copy of `x` for `dot_t` at 9:12, made one iteration ahead: f16[64, 32] (rows padded to 40), " \
+           "5,120 bytes" in labels
+    assert "second buffer of the transposed copy of `w` for `dot_t` at 9:12, made one iteration ahead: " \
+           "f16[32, 64] (stored f16[64, 32], rows padded to 40), 5,120 bytes" in labels
+    assert k.smem.scratch_peak == 0 and k.smem.total == 64 * 64 * 4 + 4 * 5120
+
+
+@pytest.mark.parametrize("what,src,ahead", [
+    ("views used twice", views(inside="    acc += dot_t(x, w)\n"), []),
+    ("a view read by an elementwise statement", views(inside="    acc += f32(x[0 :+ 32, 0 :+ 32])\n"), ["w"]),
+])
+def test_a_view_used_otherwise_keeps_its_copy_in_the_product(what, src, ahead):
+    """A view used otherwise than once, by the product, keeps the product's own copy (the other
+    may still be copied ahead)."""
+    r = check_source(src, "t.ph")
+    assert r.ok, what
+    assert [e.stmt.name for v in r.kernels[0].smem.double_buffered.values() for e in v] == ahead, what
+
+
 def _k_loop(ptx: str) -> list[str]:
     lines = [ln.strip() for ln in ptx.splitlines()]
     labels = {ln[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L\w+:$", ln)}
