@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ir_simt import SimtError, run
-from lowering_tools import need_tool, ptx_of
+from lowering_tools import need_tool, ptx_of, smallest_ptx_loop
 
 from phobos_tools.analyzer.checked import check_source
 from phobos_tools.lowering import intrinsics
@@ -261,23 +261,10 @@ def test_a_view_used_otherwise_keeps_its_copy_in_the_product(what, src, ahead):
     assert [e.stmt.name for v in r.kernels[0].smem.double_buffered.values() for e in v] == ahead, what
 
 
-def _k_loop(ptx: str) -> list[str]:
-    lines = [ln.strip() for ln in ptx.splitlines()]
-    labels = {ln[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L\w+:$", ln)}
-    best = None
-    for i, ln in enumerate(lines):
-        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", ln)
-        if m and m.group(1) in labels and labels[m.group(1)] < i:
-            body = lines[labels[m.group(1)]:i + 1]
-            if any("mma.sync" in x for x in body) and (best is None or len(body) < len(best)):
-                best = body
-    return best or []
-
-
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_the_k_loop_copies_ahead_asynchronously(arch):
     ptx = ptx_of(gemm(64, 64, 32, 256), arch)
-    loop = _k_loop(ptx)
+    loop = smallest_ptx_loop(ptx, "mma.sync")
     assert sum("mma.sync" in x for x in loop) == 8
     assert [x for x in loop if "cp.async.wait_group" in x] == ["cp.async.wait_group \t1;"]
     assert sum("cp.async.commit_group" in x for x in loop) == 1

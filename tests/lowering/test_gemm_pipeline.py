@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ir_simt import build, run
-from lowering_tools import built_example, need_tool, ptx_of
+from lowering_tools import built_example, need_tool, ptx_of, smallest_ptx_loop, smallest_sass_loop
 
 from phobos_tools.lowering.ptxas import assemble, sass
 
@@ -114,22 +114,9 @@ def test_ldmatrix_operand_tiles_are_padded_against_bank_conflicts():
         assert len(groups) == 8, a.label
 
 
-def _smallest_loop_with(ptx: str, marker: str) -> list[str]:
-    lines = [ln.strip() for ln in ptx.splitlines()]
-    labels = {ln[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L\w+:$", ln)}
-    best = None
-    for i, ln in enumerate(lines):
-        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", ln)
-        if m and m.group(1) in labels and labels[m.group(1)] < i:
-            body = lines[labels[m.group(1)]:i + 1]
-            if any(marker in x for x in body) and (best is None or len(body) < len(best)):
-                best = body
-    return best or []
-
-
 def test_the_k_loop_has_no_accumulator_traffic_in_shared_memory():
     ptx = ptx_of(gemm(64, 64, "K", 32))          # a runtime K: the k0 loop stays a loop
-    loop = _smallest_loop_with(ptx, "mma.sync")
+    loop = smallest_ptx_loop(ptx, "mma.sync")
     assert sum("mma.sync" in x for x in loop) == 8
     # the operands are f16 (16-byte chunks, 16-bit elements where a chunk is cut or A's runtime
     # row stride is not a multiple of 8, ldmatrix); the f32 accumulator is the only 32-bit tile
@@ -141,21 +128,6 @@ def test_the_k_loop_has_no_accumulator_traffic_in_shared_memory():
     assert sum("bar.sync" in x for x in loop) == 2      # after the copies arrive, after the product
 
 
-def _hot_loop(text: str, marker: str) -> list[str]:
-    """The smallest SASS loop with a ``marker`` instruction (the k0 loop: its copies are loops of
-    their own inside it)."""
-    insns = [(int(m.group(1), 16), m.group(2).strip()) for m in
-             map(re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;").search, text.splitlines()) if m]
-    loops = []
-    for a, i in insns:
-        m = re.search(r"\bBRA\s+(?:`\()?(0x[0-9a-f]+)", i)
-        if m and int(m.group(1), 16) < a:
-            loops.append((int(m.group(1), 16), a))
-    bodies = [[i for a, i in insns if lo <= a <= hi] for lo, hi in loops]
-    bodies = [body for body in bodies if any(re.match(marker, i) for i in body)]
-    return min(bodies, key=len, default=[])
-
-
 @pytest.mark.ptxas
 @pytest.mark.parametrize("stem", ["tiled_gemm", "linear_relu"])
 def test_sass_k_loop_reads_operands_only(stem):
@@ -165,7 +137,7 @@ def test_sass_k_loop_reads_operands_only(stem):
     k = built_example(stem, "sm_90").kernels[0]
     done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
     text = sass(done.cubin)
-    loop = _hot_loop(text, r"HMMA")
+    loop = smallest_sass_loop(text, r"HMMA")
     assert sum(1 for i in loop if re.match(r"HMMA\b", i)) >= 8
     assert not [i for i in loop if re.match(r"LDS(\.\d+)?\b", i) or re.match(r"STS\.64\b|STS\s", i)], loop
     # the operands' 16-byte chunks (tiled_gemm's copies into its tiles, linear_relu's views that

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from ir_simt import run
-from lowering_tools import REPO, built_example, count, need_tool, ptx_of
+from lowering_tools import REPO, built_example, count, need_tool, ptx_of, sass_loops
 
 from phobos_tools.language.targets import TARGETS
 from phobos_tools.language.types import F32, F16, I32, I8
@@ -186,16 +186,10 @@ def test_f32_product_reads_four_k_at_a_time_and_stays_exact():
 
 def _hot_loop(text: str, marker: str) -> list[str]:
     """The innermost loop of the SASS with the most ``marker`` instructions."""
-    insns = [(int(m.group(1), 16), m.group(2).strip()) for m in
-             map(re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;").search, text.splitlines()) if m]
-    loops = []
-    for a, i in insns:
-        m = re.search(r"\bBRA\s+(?:`\()?(0x[0-9a-f]+)", i)
-        if m and int(m.group(1), 16) < a:
-            loops.append((int(m.group(1), 16), a))
-    inner = [lp for lp in loops if not any(o != lp and lp[0] <= o[0] and o[1] <= lp[1] for o in loops)]
-    bodies = [[i for a, i in insns if lo <= a <= hi] for lo, hi in inner]
-    return max(bodies, key=lambda body: sum(1 for i in body if re.match(marker, i)), default=[])
+    loops = sass_loops(text)
+    inner = [body for lo, hi, body in loops
+             if not any((o_lo, o_hi) != (lo, hi) and lo <= o_lo and o_hi <= hi for o_lo, o_hi, _ in loops)]
+    return max(inner, key=lambda body: sum(1 for i in body if re.match(marker, i)), default=[])
 
 
 @pytest.mark.ptxas

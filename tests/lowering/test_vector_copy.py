@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from ir_simt import run
-from lowering_tools import REPO, need_tool, ptx_of
+from lowering_tools import REPO, need_tool, ptx_of, smallest_sass_loop
 
 from phobos_tools.lowering.ptxas import assemble, sass
 
@@ -78,16 +78,6 @@ def test_operand_copies_are_16_byte_chunks():
     assert not re.findall(r"st\.shared\.(b16|u16)", fixed)
 
 
-def _hot_loop(text: str, marker: str) -> list[str]:
-    """The smallest SASS loop with a ``marker`` instruction (as in test_gemm_pipeline.py)."""
-    insns = [(int(m.group(1), 16), m.group(2).strip()) for m in
-             map(re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;").search, text.splitlines()) if m]
-    loops = [(int(m.group(1), 16), a) for a, i in insns
-             for m in [re.search(r"\bBRA\s+(?:`\()?(0x[0-9a-f]+)", i)] if m and int(m.group(1), 16) < a]
-    bodies = [[i for a, i in insns if lo <= a <= hi] for lo, hi in loops]
-    return min([x for x in bodies if any(re.match(marker, i) for i in x)], key=len, default=[])
-
-
 @pytest.mark.ptxas
 def test_sass_k_loop_copies_with_sts_128():
     ptxas = need_tool("ptxas")
@@ -96,7 +86,7 @@ def test_sass_k_loop_copies_with_sts_128():
     src = _single_buffered((REPO / "examples" / "tiled_gemm.ph").read_text(), "a_tile", "b_tile")
     done = assemble(ptx_of(src, defines={"BM": "64", "BN": "64", "BK": "32"}), "sm_90", ptxas, keep_cubin=True)
     text = sass(done.cubin)
-    loop = _hot_loop(text, r"HMMA")
+    loop = smallest_sass_loop(text, r"HMMA")
     # one chunk of a and b each (predicated; the 16 bytes of zeros outside the tensor are RZ)
     assert sum(1 for i in loop if re.match(r"(@!?P\d+\s+)?STS\.128\b", i) and not i.endswith("RZ")) == 2, loop
     assert sum(1 for i in loop if re.match(r"(@!?P\d+\s+)?LDG\.E\.128\b", i)) == 2, loop

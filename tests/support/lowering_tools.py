@@ -60,3 +60,43 @@ def body(ptx: str) -> str:
 
 def count(pattern: str, text: str) -> int:
     return len(re.findall(pattern, text, re.M))
+
+
+# ---------------------------------------------------------------- loops in PTX and SASS
+_SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
+_SASS_BRANCH = re.compile(r"\bBRA\s+(?:`\()?(0x[0-9a-f]+)")
+
+
+def sass_loops(text: str) -> list[tuple[int, int, list[str]]]:
+    """The loops of a SASS listing, one per backward branch: (first address, branch address,
+    the instructions between, both included)."""
+    insns = [(int(m.group(1), 16), m.group(2).strip()) for m in map(_SASS_LINE.search, text.splitlines()) if m]
+    out = []
+    for a, i in insns:
+        m = _SASS_BRANCH.search(i)
+        if m and int(m.group(1), 16) < a:
+            lo = int(m.group(1), 16)
+            out.append((lo, a, [x for b, x in insns if lo <= b <= a]))
+    return out
+
+
+def smallest_sass_loop(text: str, marker: str) -> list[str]:
+    """The smallest SASS loop holding a ``marker`` instruction (a GEMM's k loop: its copies are
+    loops of their own inside it)."""
+    bodies = [body for _lo, _hi, body in sass_loops(text) if any(re.match(marker, i) for i in body)]
+    return min(bodies, key=len, default=[])
+
+
+def smallest_ptx_loop(ptx: str, marker: str) -> list[str]:
+    """The lines from a PTX label to the smallest backward branch to it whose span holds
+    ``marker`` (code LLVM placed out of the loop's line is not in it)."""
+    lines = [ln.strip() for ln in ptx.splitlines()]
+    labels = {ln[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$L\w+:$", ln)}
+    best = None
+    for i, ln in enumerate(lines):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$L\w+);", ln)
+        if m and m.group(1) in labels and labels[m.group(1)] < i:
+            body = lines[labels[m.group(1)]:i + 1]
+            if any(marker in x for x in body) and (best is None or len(body) < len(best)):
+                best = body
+    return best or []
