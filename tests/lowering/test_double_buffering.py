@@ -14,11 +14,10 @@ import numpy as np
 import pytest
 
 from ir_simt import SimtError, run
-from lowering_tools import need_tool, ptx_of, smallest_ptx_loop
+from lowering_tools import ptx_of, smallest_ptx_loop, sass_of
 
 from phobos_tools.analyzer.checked import check_source
 from phobos_tools.lowering import intrinsics
-from phobos_tools.lowering.ptxas import assemble, sass
 
 pytestmark = pytest.mark.slow
 rng = np.random.default_rng(2031)
@@ -283,11 +282,7 @@ def test_sm_75_has_no_cp_async():
 @pytest.mark.ptxas
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_sass_k_loop_copies_with_ldgsts(arch):
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
-    done = assemble(ptx_of(gemm(64, 64, 32, 256), arch), arch, ptxas, keep_cubin=True)
-    text = sass(done.cubin)
+    text, done = sass_of(ptx_of(gemm(64, 64, 32, 256), arch), arch)
     assert re.search(r"\bLDGSTS\.E\.BYPASS\.128\b", text), text[:2000]
     assert re.search(r"\bLDGDEPBAR\b", text) and re.search(r"\bDEPBAR\.LE\s+SB0,\s*0x1\b", text)
     assert not re.search(r"\b(LDL|STL)\b", text) and done.resources["spills"] == 0

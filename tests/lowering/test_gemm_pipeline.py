@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from ir_simt import build, run
-from lowering_tools import built_example, need_tool, ptx_of, smallest_ptx_loop, smallest_sass_loop
+from lowering_tools import built_example, ptx_of, smallest_ptx_loop, smallest_sass_loop, sass_of
 
-from phobos_tools.lowering.ptxas import assemble, sass
 
 pytestmark = pytest.mark.slow
 
@@ -131,12 +130,7 @@ def test_the_k_loop_has_no_accumulator_traffic_in_shared_memory():
 @pytest.mark.ptxas
 @pytest.mark.parametrize("stem", ["tiled_gemm", "linear_relu"])
 def test_sass_k_loop_reads_operands_only(stem):
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
-    k = built_example(stem, "sm_90").kernels[0]
-    done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
-    text = sass(done.cubin)
+    text, done = sass_of(built_example(stem, "sm_90").kernels[0].ptx)
     loop = smallest_sass_loop(text, r"HMMA")
     assert sum(1 for i in loop if re.match(r"HMMA\b", i)) >= 8
     assert not [i for i in loop if re.match(r"LDS(\.\d+)?\b", i) or re.match(r"STS\.64\b|STS\s", i)], loop

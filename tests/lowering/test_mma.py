@@ -13,12 +13,11 @@ import numpy as np
 import pytest
 
 from ir_simt import run
-from lowering_tools import REPO, built_example, count, need_tool, ptx_of, sass_loops
+from lowering_tools import REPO, built_example, count, ptx_of, sass_loops, sass_of
 
 from phobos_tools.language.targets import TARGETS
 from phobos_tools.language.types import F32, F16, I32, I8
 from phobos_tools.lowering.mma import tensor_core_shape, warp_blocking
-from phobos_tools.lowering.ptxas import assemble, sass
 from phobos_tools.run import loads
 
 pytestmark = pytest.mark.slow
@@ -129,12 +128,8 @@ def test_unaligned_slices_are_read_element_by_element():
 
 
 def _sass_of(src: str, arch: str) -> tuple[str, dict]:
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
-    done = assemble(ptx_of(src, arch), arch, ptxas, keep_cubin=True)
-    assert done.ok, done.log
-    return sass(done.cubin), done.resources
+    text, done = sass_of(ptx_of(src, arch), arch)
+    return text, done.resources
 
 
 @pytest.mark.ptxas
@@ -158,12 +153,7 @@ def test_sass_of_i8_products_has_imma(arch):
 @pytest.mark.ptxas
 @pytest.mark.parametrize("stem", ["tiled_gemm", "linear_relu", "attention_scores"])
 def test_tile_examples_run_on_tensor_cores(stem):
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
-    k = built_example(stem, "sm_90").kernels[0]
-    done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
-    text = sass(done.cubin)
+    text, done = sass_of(built_example(stem, "sm_90").kernels[0].ptx)
     assert len(re.findall(r"\bHMMA\b", text)) >= 8 and count(r"\b(LDL|STL)\b", text) == 0
 
 

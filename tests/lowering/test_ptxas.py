@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from lowering_tools import CONFORMANCE, EXAMPLES, REPO, built_example, count, need_tool
+from lowering_tools import CONFORMANCE, EXAMPLES, REPO, built_example, count, need_tool, sass_of
 
 from phobos_tools.lowering.build import build_file
-from phobos_tools.lowering.ptxas import assemble, sass
+from phobos_tools.lowering.ptxas import assemble
 
 pytestmark = pytest.mark.ptxas
 
@@ -51,13 +51,7 @@ def test_manifest_resources_come_from_ptxas():
 
 
 def test_lanes_matvec_sass():
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
-    k = built_example("lanes_matvec").kernels[0]
-    done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
-    assert done.ok, done.log
-    text = sass(done.cubin)
+    text, done = sass_of(built_example("lanes_matvec").kernels[0].ptx)
     assert count(r"\bLDG\.E\.128\b", text) >= 2, text
     assert count(r"\bSHFL\.BFLY\b", text) == 5, text
     assert count(r"\b(LDL|STL)\b", text) == 0, text
@@ -77,15 +71,11 @@ def test_every_construct_kernel_assembles(arch):
 def test_gemm_and_softmax_have_no_local_memory(stem):
     """Issue 6: the GEMM and softmax examples' PTX has no local memory traffic, and their SASS
     neither (no spills)."""
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
     k = built_example(stem).kernels[0]
     assert ".local" not in k.ptx and "ld.local" not in k.ptx and "st.local" not in k.ptx
-    done = assemble(k.ptx, "sm_90", ptxas, keep_cubin=True)
-    assert done.ok, done.log
+    text, done = sass_of(k.ptx)
     assert done.resources["spills"] == 0, done.log
-    assert count(r"\b(LDL|STL)\b", sass(done.cubin)) == 0
+    assert count(r"\b(LDL|STL)\b", text) == 0
 
 
 def test_dynamic_shared_memory_assembles_and_is_in_the_manifest():

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from ir_simt import run
-from lowering_tools import REPO, need_tool, ptx_of, smallest_sass_loop
+from lowering_tools import REPO, ptx_of, smallest_sass_loop, sass_of
 
-from phobos_tools.lowering.ptxas import assemble, sass
 
 GEMM = """@launch({threads})
 kernel t(A: tensor<{t}>[M, K], B: tensor<{t}>[K, N], C: tensor<f32>[M, N]) {{
@@ -80,12 +79,8 @@ def test_operand_copies_are_16_byte_chunks():
 
 @pytest.mark.ptxas
 def test_sass_k_loop_copies_with_sts_128():
-    ptxas = need_tool("ptxas")
-    need_tool("cuobjdump")
-    need_tool("nvdisasm")
     src = _single_buffered((REPO / "examples" / "tiled_gemm.ph").read_text(), "a_tile", "b_tile")
-    done = assemble(ptx_of(src, defines={"BM": "64", "BN": "64", "BK": "32"}), "sm_90", ptxas, keep_cubin=True)
-    text = sass(done.cubin)
+    text, done = sass_of(ptx_of(src, defines={"BM": "64", "BN": "64", "BK": "32"}))
     loop = smallest_sass_loop(text, r"HMMA")
     # one chunk of a and b each (predicated; the 16 bytes of zeros outside the tensor are RZ)
     assert sum(1 for i in loop if re.match(r"(@!?P\d+\s+)?STS\.128\b", i) and not i.endswith("RZ")) == 2, loop

@@ -62,6 +62,18 @@ def count(pattern: str, text: str) -> int:
     return len(re.findall(pattern, text, re.M))
 
 
+def sass_of(ptx: str, arch: str = "sm_90"):
+    """(SASS listing, ptxas's result) of ``ptx`` for ``arch``; skips without ptxas, cuobjdump or
+    nvdisasm (need_tool), fails when ptxas refuses it."""
+    from phobos_tools.lowering.ptxas import assemble, sass
+    ptxas = need_tool("ptxas")
+    need_tool("cuobjdump")
+    need_tool("nvdisasm")
+    done = assemble(ptx, arch, ptxas, keep_cubin=True)
+    assert done.ok, done.log
+    return sass(done.cubin), done
+
+
 # ---------------------------------------------------------------- loops in PTX and SASS
 _SASS_LINE = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 _SASS_BRANCH = re.compile(r"\bBRA\s+(?:`\()?(0x[0-9a-f]+)")
