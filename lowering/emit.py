@@ -692,8 +692,10 @@ class KernelEmitter:
 
     def _copy_first(self, s: A.For, b, lt, lo, hi, ahead: list):
         """Before the loop: the first iteration's copies into the first buffers, where the loop
-        runs at all (one group of asynchronous copies either way); returns the parity (i1: the
-        second buffers are current) the latch flips."""
+        runs at all (one group of asynchronous copies either way), after a barrier where the plan
+        puts one; returns the parity (i1: the second buffers are current) the latch flips."""
+        if self.plan.barriers_for_copies_ahead(s, self.inst)[0]:
+            K.barrier(self.ops)                    # the tiles' last readers (an enclosing loop's)
         with self.b.if_then(self.b.icmp_signed("<", lo, hi)):
             with self._loop_variable_at(b, lt, lo, self.b.sext(lo, I64) if lt == I32 else None):
                 for c in ahead:
@@ -711,7 +713,7 @@ class KernelEmitter:
         buffers (facts/plan.py)."""
         bb = self.b
         second = bb.load(parity, typ=I1)
-        if any(self.plan.needs_barrier_before(c.entry.stmt, self.inst) for c in ahead):
+        if self.plan.barriers_for_copies_ahead(s, self.inst)[1]:
             K.barrier(self.ops)                    # the buffers written next were read last iteration
         v = bb.load(self.slots[b.uid][1], typ=scalar_ir(lt))
         v64 = bb.load(self.wide_of[b.uid], typ=I64) if b.uid in self.wide_of else \

@@ -37,10 +37,13 @@ once from the analysis (its CFG and kinds), so that neither decides it on its ow
   acquire (the early read sees what the copy would have); nothing but the copies writes the tiles
   and nothing outside the loop but their declarations touches them (so which buffer holds the
   last iteration's copy never shows), and no view of one is made outside the loop; the body
-  leaves early by no `break`, `continue` or `return`. The barriers stay where the statements
-  put them: where a copy needed one first, it comes before the early copy (the buffer it writes
-  was read in the previous iteration, as the single buffer was); the copies of one iteration end
-  together, with one barrier after each thread has waited for its own. Which of these loops get
+  leaves early by no `break`, `continue` or `return`. The copies of one iteration start together
+  at the top of the body, with a barrier first where any of their tiles has per-thread accesses
+  pending there (the same forward analysis: the buffers they write were read in the previous
+  iteration, as the single buffers were, and the barriers that separated one copy from the next
+  are gone), and end together, with one barrier after each thread has waited for its own; the
+  first copies, before the loop, get a barrier first where any tile has accesses pending when
+  the loop starts (a loop inside another is entered again after its last iteration). Which of these loops get
   the second buffers is the shared-memory plan's decision (analyzer/smem.py: only while every
   target's limit still holds, so double buffering never turns a kernel into a PH211).
 - **Collectives that exchange data**: a lane collective over a value not already the same in
@@ -71,12 +74,13 @@ class Plan:
     collectives that exchange data; ``threads``: the CTA's size."""
 
     def __init__(self, barrier_before: set, exchanging: set, threads: int, carried: dict | None = None,
-                 prefetchable: dict | None = None):
+                 prefetchable: dict | None = None, ahead_barriers: dict | None = None):
         self.barrier_before = barrier_before
         self.exchanging = exchanging
         self.threads = threads
         self.carried = carried or {}
         self.prefetchable = prefetchable or {}
+        self.ahead_barriers = ahead_barriers or {}
 
     def carried_accumulators(self, loop, inst) -> tuple:
         """The ``acc += dot(..)`` statements of this ``for`` loop whose accumulator may stay in
@@ -88,6 +92,11 @@ class Plan:
         module's description); the shared-memory plan (analyzer/smem.py) decides which loops get
         their second buffers."""
         return self.prefetchable.get((id(inst), id(loop)), ())
+
+    def barriers_for_copies_ahead(self, loop, inst) -> tuple[bool, bool]:
+        """(a barrier before the copies made before the loop, one before those at the top of each
+        iteration) for the loop's double-buffered copies into tiles."""
+        return self.ahead_barriers.get((id(inst), id(loop)), (False, False))
 
     def needs_barrier_before(self, stmt, inst) -> bool:
         return (id(inst), id(stmt)) in self.barrier_before
@@ -114,8 +123,34 @@ def make_plan(facts) -> Plan:
             if kind > (WARP_UNIFORM if op.cls is OpClass.LANE_COLLECTIVE else UNIFORM):
                 exchanging.add((id(op.ast), id(op.inst)))
     threads = facts.cfg.kernel.threads
-    marked = _barriers_before(facts, exchanging, threads)
-    return Plan(marked, exchanging, threads, _carried(facts, marked), _prefetchable(facts))
+    marked, pending = _barriers_before(facts, exchanging, threads)
+    prefetchable = _prefetchable(facts)
+    return Plan(marked, exchanging, threads, _carried(facts, marked), prefetchable,
+                _ahead_barriers(facts, prefetchable, pending))
+
+
+def _ahead_barriers(facts, prefetchable: dict, pending) -> dict:
+    """{(id(instance), id(loop)): (before the first copies, at the loop's top)}: where a group of
+    copies run ahead needs a barrier first. Grouped at the top of the body with no barrier
+    between them, the copies need one where any of their tiles has per-thread accesses pending
+    there (whichever copy the single-buffered program put its barrier before); the first copies,
+    before the loop, where any is pending when the loop starts (a loop inside another one is
+    entered again after its last iteration's reads)."""
+    out = {}
+    loops = {id(loop.ast): loop for loop in facts.cfg.loops}
+    for (inst_id, loop_id), entries in prefetchable.items():
+        loop = loops[loop_id]
+        inst = loop.inst
+        copies = [e.stmt for e in entries if e.product is None]
+        if not copies:
+            continue
+        tiles = set()
+        for st in copies:
+            b = inst.resolution.get(id(st.target))
+            tiles.add(b.buffer or b.name)
+        first = pending((id(inst), id(copies[0])))
+        out[(inst_id, loop_id)] = (bool(pending(loop.init) & tiles), bool(first & tiles))
+    return out
 
 
 def _returns(stmts) -> bool:
@@ -426,7 +461,9 @@ def _barriers_before(facts, exchanging: set, threads: int) -> set:
                 if m not in queued:
                     queued.add(m)
                     heapq.heappush(work, m)
+    node_of = {}
     for node, (bufs, stmt) in writes.items():
+        node_of[(id(sites[node].inst), id(stmt))] = node
         state = state_in[node]
         if state is None:
             continue                      # unreachable
@@ -434,7 +471,15 @@ def _barriers_before(facts, exchanging: set, threads: int) -> set:
             state = state | frozenset(adds[node])
         if any(b in state for b in bufs):
             marked.add((id(sites[node].inst), id(stmt)))
-    return marked
+
+    def pending(at) -> frozenset:
+        """The buffers with per-thread accesses pending at a node (its own included), or at a
+        CTA-wide write given as (id(instance), id(statement))."""
+        node = node_of.get(at) if isinstance(at, tuple) else at
+        if node is None or node < 0 or state_in[node] is None:
+            return empty
+        return state_in[node] | frozenset(adds[node])
+    return marked, pending
 
 
 __all__ = ["Plan", "make_plan", "Ahead"]

@@ -157,6 +157,52 @@ def test_a_double_buffered_loop_inside_another_starts_over_each_time():
     assert _close(arrays["C"], want)
 
 
+GROUPED = """@launch(64)
+kernel g(X: tensor<f32>[1, 128], Y: tensor<f32>[1, 128], O: tensor<f32>[1, 64]) {
+  var a: tile<f32>[1, 32]
+  var b: tile<f32>[1, 32]
+  for j in range(0, 3) {
+    a = X[0 :+ 1, j * 32 + OFF :+ 32]
+    b = Y[0 :+ 1, j * 32 + OFF :+ 32]
+    O[0, ctx.thread] = b[0, ctx.thread % 32]
+  }
+}
+"""
+
+REENTERED = """@launch(64)
+kernel g(X: tensor<f32>[1, 128], O: tensor<f32>[1, 64]) {
+  var a: tile<f32>[1, 32]
+  for q in range(0, 2) {
+    for j in range(0, 3) {
+      a = X[0 :+ 1, j * 32 + OFF :+ 32]
+      O[0, ctx.thread] = a[0, ctx.thread % 32]
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("arch", ["sm_90", "sm_80", "sm_75"])
+@pytest.mark.parametrize("off", [0, 1])          # 1: chunks not 16-byte aligned, plain stores
+@pytest.mark.parametrize("src,tile", [(GROUPED, "Y"), (REENTERED, "X")])
+def test_copies_ahead_wait_for_the_last_per_thread_reads(src, tile, off, arch):
+    """Found by the fuzzer's copy-ahead shape (seed 57): every thread reads `b` (or `a`) after
+    the copies, so the next copies need a barrier first. In the single-buffered program `a`'s
+    closing barrier gave `b`'s copy one; grouped at the top, the group needs its own (the plan's
+    ahead_barriers). A loop entered again (inside another) needs one before its first copies too.
+    Without them the interpreter sees the race, a cp.async from the moment it is issued."""
+    src = src.replace("OFF", str(off))
+    k = check_source(src, "t.ph").kernels[0]
+    assert k.smem.double_buffered
+    assert any(top for _first, top in k.plan.ahead_barriers.values())
+    x = rng.standard_normal((1, 128)).astype(np.float32)
+    y = rng.standard_normal((1, 128)).astype(np.float32)
+    arrays = {"X": x, "O": np.zeros((1, 64), np.float32)} | ({"Y": y} if tile == "Y" else {})
+    run(src, arrays, (1,), arch=arch)
+    last = (y if tile == "Y" else x)[0, 64 + off:96 + off]
+    assert np.array_equal(arrays["O"][0], np.concatenate([last, last]))
+
+
 def test_a_tile_read_after_the_loop_keeps_its_value_with_one_buffer():
     src = gemm(after="  acc += dot(a, b)\n")
     arrays = _arrays(32, 32, 96)

@@ -784,15 +784,22 @@ class Kernel:
 # ---------------------------------------------------------------- asynchronous copies
 def _cp_async(th, name: str, args: list):
     """cp.async as PTX defines it, per thread: a copy reads its source when issued and writes
-    shared memory only when a cp.async.wait_group of the thread covers its group (then, for the
-    race check, as a write of this thread in the current barrier phase); a thread that ends with
-    a copy still in flight is an error (its bytes may never land)."""
+    shared memory only when a cp.async.wait_group of the thread covers its group. It may land at
+    any moment in between, so the race check counts it as a write of this thread both where it is
+    issued and where it lands; a thread that ends with a copy still in flight is an error (its
+    bytes may never land)."""
     mem = th.cta["mem"]
     if name == "llvm.nvvm.cp.async.cg.shared.global.16":
         dst, src = args
         buf, off = mem.check(src, 16)
         mem._race(src[0], off, 16, False)
-        th.copies_open.append((dst, bytes(buf[off:off + 16])))
+        data = bytes(buf[off:off + 16])
+        # the copy may land as soon as it is issued: no other thread may touch its bytes from here
+        # (in this barrier phase) as well as where it is waited for
+        dbuf, doff = mem.check(dst, 16)
+        if dbuf[doff:doff + 16] != data:
+            mem._race(dst[0], doff, 16, True, dbuf, data)
+        th.copies_open.append((dst, data))
         return None
     if name == "llvm.nvvm.cp.async.commit.group":
         th.copy_groups.append(th.copies_open)
@@ -822,6 +829,18 @@ def _mma_element(ptx_type: str, bits: int):
     if ptx_type == "u8":
         return bits
     raise SimtError(f"mma element type {ptx_type}")
+
+
+def _exact_sum(xs: list) -> float:
+    """The exactly rounded sum (math.fsum), or what IEEE arithmetic gives where infinities or
+    NaNs take part (fsum raises on inf + -inf): NaN for opposite infinities or a NaN, else the
+    infinity."""
+    if all(math.isfinite(x) for x in xs):
+        return math.fsum(xs)
+    infs = {x for x in xs if math.isinf(x)}
+    if any(math.isnan(x) for x in xs) or len(infs) > 1:
+        return math.nan
+    return infs.pop()
 
 
 def _mma_warp(asm: str, lane_args: list) -> list:
@@ -867,7 +886,7 @@ def _mma_warp(asm: str, lane_args: list) -> list:
         for c in range(nc):
             i, j = g + 8 * (c >> 1), 2 * t + (c & 1)
             if dt == "f32":
-                regs.append(_round(ir.FloatType(), math.fsum([A[i][q] * B[q][j] for q in range(k)] + [C[i][j]])))
+                regs.append(_round(ir.FloatType(), _exact_sum([A[i][q] * B[q][j] for q in range(k)] + [C[i][j]])))
             else:
                 regs.append((sum(A[i][q] * B[q][j] for q in range(k)) + C[i][j]) & 0xFFFFFFFF)
         out.append(tuple(regs))
