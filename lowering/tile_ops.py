@@ -411,7 +411,12 @@ def cumsum(tl, sw, node, emit) -> None:
             has = b.icmp_unsigned(">=", member, ir.Constant(I32T, width))
             scan = b.select(has, K.FOLD["sum"](em.ops, scan, other), scan)
             width *= 2
-        before = K.BINARY[("-", "float" if comp.is_float else "int")](em.ops, scan, total)
+        # what comes before this lane's segment: the previous lane's inclusive scan (not scan -
+        # total, which is NaN once a segment's sum is infinite, or overflows where the sums do)
+        before = const(comp, 0)
+        if group > 1:
+            prev = C.shuffle_raw(em.ops, "up", scan, comp, ir.Constant(I32T, 1))
+            before = b.select(b.icmp_unsigned(">=", member, ir.Constant(I32T, 1)), prev, before)
         b.store(before, running)
 
         def out(row, v):

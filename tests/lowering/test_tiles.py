@@ -187,6 +187,26 @@ def test_rowsum_rowmax_cumsum_tril(shape):
     close(a["O"], want, 1e-5)
 
 
+@pytest.mark.parametrize("fill", ["huge", "minus_inf"])
+def test_cumsum_with_infinities_is_what_the_running_sum_gives(fill):
+    """Found by the fuzzer (seed 16553701237367577090): each lane's segment started from `scan -
+    total`, NaN once a segment's sum is infinite (3e38 + 3e38 overflows; a -inf below). The rows
+    before an infinity keep their finite sums, the rows from it on are the infinity, as the
+    simulator's running sum gives (these values add exactly in any order)."""
+    src = k("  var sq: tile<f32>[8, 8] = S[0 :+ 8, 0 :+ 8]\n  sq = cumsum(sq)\n  O[0 :+ 8, 0 :+ 8] = sq",
+            "S: tensor<f32>[8, 8], O: tensor<f32>[8, 8]", 32)
+    if fill == "huge":
+        s = np.full((8, 8), 3.0e38, np.float32)
+    else:
+        s = np.arange(64, dtype=np.float32).reshape(8, 8)
+        s[5, 1] = -np.inf
+    a = {"S": s, "O": np.zeros((8, 8), np.float32)}
+    run(src, a, (1,))
+    with np.errstate(over="ignore"):
+        want = np.cumsum(s, axis=0, dtype=np.float32)
+    assert np.array_equal(a["O"], want)
+
+
 @pytest.mark.parametrize("m,n,kk,threads", [(16, 16, 16, 256), (24, 40, 8, 128), (8, 8, 32, 64), (64, 32, 4, 32)])
 def test_dot_and_dot_t(m, n, kk, threads):
     src = k(f"  let a = A[0 :+ {m}, 0 :+ {kk}]\n  var b: tile<f32>[{kk}, {n}] = B[0 :+ {kk}, 0 :+ {n}]\n"
