@@ -108,6 +108,22 @@ def test_integer_products_accumulate_exactly_in_i32(ta, tb, func):
     check(32, 16, 64, ta, tb, func)
 
 
+def test_infinities_in_a_half_product_give_what_ieee_sums_give():
+    """An infinite product and one of the other sign in one sum make NaN, an infinity alone stays
+    (the interpreter summed with math.fsum, which raises on inf + -inf: found by the fuzzer)."""
+    src = kernel(16, 8, 16, "f16", "f16")
+    a, b = operands(16, 8, 16, "f16", "f16", "dot")
+    b[:2] = np.abs(b[:2]) + np.float16(0.5)              # rows 0 and 1 of B positive
+    a[0, 0] = np.inf                                     # row 0: +inf in every column
+    a[1, 0], a[1, 1] = np.inf, -np.inf                   # row 1: inf - inf, NaN
+    arrays = {"A": a, "B": b, "O": np.zeros((16, 8), np.float32)}
+    run(src, arrays, (1,))
+    o = arrays["O"]
+    assert np.all(o[0] == np.inf) and np.all(np.isnan(o[1]))
+    want = a[2:].astype(np.float64) @ b.astype(np.float64) + 1.0
+    assert np.abs(o[2:] - want).max() / np.abs(want).max() < 1e-6
+
+
 def test_f32_products_keep_fma():
     src = kernel(32, 32, 16, "f16", "f16").replace("tensor<f16>", "tensor<f32>").replace("tile<f16>", "tile<f32>")
     assert "mma.sync" not in ptx_of(src)
