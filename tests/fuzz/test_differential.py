@@ -65,6 +65,39 @@ def test_generated_race_free_kernels_agree_with_the_simulator():
     assert counts["same"] >= 60, counts          # most kernels are accepted, built and compared
 
 
+def test_the_copy_ahead_shape_is_double_buffered_where_nothing_can_tell():
+    """The generator's `copy-ahead` shape (docs/lowering.md, "Double-buffered copies"): loops
+    whose body starts with copies of tensor slices into `var` tiles. Every accepted kernel of its
+    plain variant gets the second buffers, no kernel of a variant the plan must refuse (a tile read
+    after the loop or written in it, a view made before it, an early exit, a written source, a
+    statement before the copies) does; two double-buffered ones then run the same in the simulator
+    and in the lowered module (cp.async on sm_90)."""
+    warnings.simplefilter("ignore")
+    from phobos_tools.analyzer.checked import check_source
+    variants, double, compared = {}, [], 0
+    for seed in range(200):
+        gk = generate(random.Random(seed), race_free=True)
+        if "copy-ahead" not in gk.shapes:
+            continue
+        variant = next(s for s in gk.shapes if s.startswith("copy-ahead-"))[len("copy-ahead-"):]
+        result = check_source(gk.source, "g.ph", {"BLK": str(gk.blocks[0])})
+        if not result.ok:
+            assert gk.violations, (seed, [d.code for d in result.diagnostics])    # a rule broken on purpose
+            continue
+        buffered = bool(result.kernels[0].smem.double_buffered)
+        variants.setdefault(variant, []).append(buffered)
+        assert buffered == (variant == "ok"), (seed, variant, gk.source[gk.source.rfind("let o"):])
+        if buffered and len(double) < 2:
+            double.append(gk)
+    assert len(variants.get("ok", ())) >= 10 and len(variants) >= 5, variants
+    for n, gk in enumerate(double):
+        with np.errstate(all="ignore"):
+            runs, findings = H.differential(gk, np.random.default_rng(n))
+        assert not findings, [x.short() for x in findings]
+        compared += sum(r.status in ("same", "inexact") for r in runs)
+    assert compared >= 2
+
+
 def test_a_difference_is_a_finding(monkeypatch):
     """The oracle sees a wrong lowering: integer `+` lowered as `-`."""
     from phobos_tools.lowering import intrinsics

@@ -174,7 +174,9 @@ def kernels(draw):
 # uniform loop variables around per-thread stores into `s` and CTA-wide reads of it, placed so
 # that a barrier is provably not needed (§9.6's examples) or, on purpose, needed and missing; and a
 # tile operation left of a slice whose offset calls a function with a barrier, a CTA collective, an
-# atomic or a per-thread store (§6: the left operand's reads come before the call's barrier).
+# atomic or a per-thread store (§6: the left operand's reads come before the call's barrier); and,
+# at the end of a kernel, a loop whose body starts with copies of tensor slices into `var` tiles,
+# which the lowering double buffers, or a variant that must keep one buffer (`copy-ahead`).
 #
 # Race-free (``race_free=True``, LANGUAGE §9.8): threads store per thread only into their own
 # elements (`s[0, ctx.thread]`, the view `sv`, `O[cid, 4 * ctx.thread + j]`, the run
@@ -582,6 +584,7 @@ class KernelGen:
         self.lines: list[str] = []
         self.indent = 1
         self.shapes: list[str] = []    # the targeted shapes written (SHAPES), in order
+        self.extra_params: list[str] = []   # parameters beyond GEN_PARAMS (the tensors of `copy-ahead`)
 
     # ------------------------------------------------------------------ helpers
     def fresh(self, prefix: str) -> str:
@@ -1390,7 +1393,7 @@ class KernelGen:
     # control tracking exact, and records its name in ``self.shapes``.
 
     SHAPES = ("while-call", "short-circuit", "sc-barrier", "builtin", "nested-exit", "inlined-exit",
-              "loop-guard", "slice-call")
+              "loop-guard", "slice-call", "copy-ahead")
 
     def targeted(self, ctl: int, depth: int) -> bool:
         ch = self.ch
@@ -1923,6 +1926,238 @@ class KernelGen:
         self.emit("}")
         self.stored_into("s")
 
+    # `copy-ahead`: loops whose body starts with copies of tensor slices into `var` tiles, which
+    # the execution plan lets run one iteration ahead into a second buffer (docs/lowering.md,
+    # "Double-buffered copies"), and variants it must keep single buffered. Written once, at the
+    # end of a kernel's body (``kernel``): every draw it makes comes after the rest of the kernel,
+    # so the kernels of the other shapes stay what their seeds made them.
+    COPY_AHEAD_CHANCE = 0.35
+    # element type -> (tensor, rank, declaration of an extra parameter, its row and column extents)
+    COPY_SOURCES = {
+        "f32": [("A", 2, "", "R", "N")],
+        "f16": [("H", 2, "H: tensor<f16>[R, Q]", "R", "Q")],
+        "i32": [("D", 2, "D: tensor<i32>[Q, N]", "Q", "N"), ("C", 1, "", "", "N")],
+        "i8": [("B", 1, "", "", "N")],
+    }
+    # the variants the plan must keep single buffered (a kernel holds one at most; else "ok")
+    COPY_REFUSED = ("after", "write", "exit", "source", "view", "late")
+
+    def copy_ahead_stmt(self, c: int) -> None:
+        """``for j in range(..) { t1 = T[..]; [t2 = T'[..];] <statements reading t1, t2> }``: copies
+        of whole `var` tiles from slices of tensor parameters (f32 `A`, f16 `H`, i32 `D` and `C`, i8
+        `B`) at offsets affine in the loop variable, lets, extents and `ctx`, the loop's bounds
+        constant or runtime (extents, a let), with a step or none, sometimes inside another loop;
+        slices that run past a tensor's end (masked, LANGUAGE §7) or start at an offset that is not
+        16-byte aligned; then tile statements into another tile or this CTA's row of `O`,
+        per-thread reads of the tiles into per-thread stores, `rowsum` and `dot`. Accepted (double
+        buffered where the shared memory allows), or one variant the plan refuses: a copied tile
+        read after the loop (`after`), written again in it (`write`), a `break`, `continue` or
+        `return` in the body (`exit`), a source written in the kernel (`source`: this CTA's row of
+        `O`), a view of a tile made before the loop (`view`), a statement before the copies
+        (`late`)."""
+        ch = self.ch
+        self.shape("copy-ahead")
+        variant = ch.pick(self.COPY_REFUSED) if ch.chance(0.4) else "ok"
+        self.shape(f"copy-ahead-{variant}")
+        # the statements here read `O` CTA-wide only as the source of `source` (after the stores
+        # before them: a barrier first); `u` only where nothing stored into it per thread since
+        # the last barrier. Other pending stores stay pending: the lowering puts the barriers the
+        # copies and the writes into `O` need, double buffered or not.
+        if variant == "source" and "O" in self.dirty | self.ustored:
+            self.emit("barrier()")
+            self.dirty, self.ustored = set(), set()
+        reads_u = "u" not in self.dirty
+        j, o = self.fresh("j"), self.fresh("o")
+        wrap = ch.chance(0.2)
+        q = self.fresh("q") if wrap else ""
+
+        # the copied tiles: [name, elem, rows (0: rank 1), cols, tensor, rank, extra parameter,
+        # row extent, column extent]
+        elem = ch.pick(["f32", "f32", "f16", "i32", "i8"])
+        src, rank, decl, rx, cx = ch.pick(self.COPY_SOURCES[elem])
+        if variant == "source":
+            elem, src, rank, decl, rx, cx = "f32", "O", 2, "", "G", "N"
+        w1 = ch.pick([4, 8, 8, 16, 16, 32, 32, 12] if elem != "f16" else [8, 16, 16, 32, 32, 12])
+        rows = 1 if src == "O" else (ch.pick([1, 2, 4, 4, 8, 16]) if rank == 2 else 0)
+        t1 = (self.fresh("p"), elem, rows, w1, src, rank, decl, rx, cx)
+        tiles = [t1]
+        dot = False
+        if ch.chance(0.45):
+            if elem in ("f32", "f16") and rank == 2 and src != "O" and ch.chance(0.5):
+                dot = True                  # t1 [rows, w1] times t2 [w1, w2], from the same tensor
+                tiles.append((self.fresh("p"), elem, w1, ch.pick([8, 16, 32]), src, rank, decl, rx, cx))
+            else:
+                e2 = ch.pick(["f32", "f16", "i32", "i8"])
+                s2, r2, d2, rx2, cx2 = ch.pick(self.COPY_SOURCES[e2])
+                tiles.append((self.fresh("p"), e2, ch.pick([1, 2, 4, 8]) if r2 == 2 else 0,
+                              ch.pick([8, 16, 32]), s2, r2, d2, rx2, cx2))
+        for t in tiles:
+            if t[6] and t[6] not in self.extra_params:
+                self.extra_params.append(t[6])
+
+        # the loop: (lo, hi, step, the column offset of a W-wide slice at iteration j), over the
+        # first tile's column extent X (at most 8 iterations, 16 over Q = 64 with 4-wide slices)
+        x = "Q" if cx == "Q" else "N"
+        forms = [
+            ("0", "4", "", lambda W: f"{j} * {W}"),
+            ("0", str(3 * w1), str(w1), lambda W: j),
+            (f"{x} - {2 * w1}", f"{x} + {w1}", str(w1), lambda W: j),          # the last slice past the end
+            ("1", "7", "2", lambda W: f"{j} * {W} - {W}"),
+            (o, f"{o} + 3", "", lambda W: f"{j} * {W} + {o}"),                  # unaligned unless o is 0
+            ("0", "R / 2", "", lambda W: f"{j} * {W}"),
+            ("cid", "cid + 2", "", lambda W: f"({j} - cid) * {W}"),
+            ("0", "G", "", lambda W: f"{j} * {W}"),
+            ("0", "N", "N / 4", lambda W: j) if x == "N" else ("0", "Q", str(w1), lambda W: j),
+        ]
+        lo, hi, step, colf = ch.pick(forms)
+        shift = ch.pick(["", "", "", " + 4", " - 8", f" + {w1 // 2}"] + ([f" + {q} * {w1}"] * 2 if wrap else []))
+
+        def ty(t):
+            return f"tile<{t[1]}>[{t[2]}, {t[3]}]" if t[5] == 2 else f"tile<{t[1]}>[{t[3]}]"
+
+        def slice_of(t):
+            col = f"{colf(t[3])}{shift}" if t is t1 or ch.chance(0.6) else \
+                f"{colf(t1[3])}{ch.pick(['', ' + 8', ' - 4'])}"
+            if t[5] == 1:
+                return f"{t[4]}[{col} :+ {t[3]}]"
+            if t[4] == "O":
+                row = "cid"
+            elif dot and t is not t1:
+                row = ch.pick(["0", o, col])
+            elif not step and ch.chance(0.2):
+                row = f"{j} - {lo}"
+            else:
+                row = ch.pick(["0", "0", "1", "cid", "cid - 1", o, f"{t[7]} - 2", f"{o} + {t[2]}"])
+            return f"{t[4]}[{row} :+ {t[2]}, {col} :+ {t[3]}]"
+
+        def f32_of(t, text):
+            return text if t[1] == "f32" else f"f32({text})"
+
+        def point(t):
+            # (the loop variable may be negative: `& 15` keeps the index in the tile)
+            i = f"ctx.lane % {t[3]}" if ch.chance(0.5) else f"(ctx.thread + ({j} & 15)) % {t[3]}"
+            return f"{t[0]}[{i}]" if t[5] == 1 else f"{t[0]}[ctx.thread % {t[2]}, {i}]"
+
+        def scale():
+            return ch.pick(["2.0", "0.5", "alpha", f"f32({j})", "-1.0"])
+
+        self.emit(f"let {o} = k & 3")
+        for t in tiles:
+            init = ""
+            if variant == "after" or ch.chance(0.2):
+                init = " = " + ("0" if t[1] in ("i32", "i8") else ch.pick(["0.0", "1.5"]))
+            self.emit(f"var {t[0]}: {ty(t)}{init}")
+        acc = self.fresh("acc")
+        a_shape = (t1[2], t1[3]) if t1[5] == 2 else (t1[3],)
+        self.emit(f"var {acc}: tile<f32>[{', '.join(map(str, a_shape))}] = {ch.pick(['0.0', '1.0', 'alpha'])}")
+        accd = ""
+        if dot:
+            accd = self.fresh("acc")
+            self.emit(f"var {accd}: tile<f32>[{t1[2]}, {tiles[1][3]}] = 0.0")
+        view = ""
+        if variant == "view":
+            view = self.fresh("tv")
+            self.emit(f"let {view} = {t1[0]}[0 :+ 1, :]" if t1[5] == 2 else f"let {view} = {t1[0]}[0 :+ 4]")
+        dirty, ustored = set(self.dirty), set(self.ustored)
+        floor = self.floor
+        if wrap:
+            self.emit(f"for {q} in range(0, 2) {{")
+            self.indent += 1
+            self.loops.append(_Loop(c))
+            self.scopes.append({q: GenVar(q, "i32", U, loop=True, lo="0", hi="2")})
+        self.emit(f"for {j} in range({lo}, {hi}, {step}) {{" if step else f"for {j} in range({lo}, {hi}) {{")
+        self.indent += 1
+        self.loops.append(_Loop(c))
+        self.scopes.append({j: GenVar(j, "i32", U, loop=True)})
+        if variant == "late":
+            self.emit(f"{acc} = {acc} * 0.5")
+        for t in tiles:
+            self.emit(f"{t[0]} = {slice_of(t)}")
+
+        # the statements after the copies (each a closure: they run in the order they are placed)
+        same = [t for t in tiles if t[2:4] == t1[2:4] and t[5] == t1[5]]
+        body = []
+        for _ in range(ch.int(1, 3)):
+            t = ch.pick(tiles)
+            r = ch.int(0, 6)
+            if r <= 1 and t in same:
+                body.append(lambda t=t: self.emit(f"{acc} += {f32_of(t, t[0])} * {scale()}"))
+            elif r == 2 and len(same) > 1:
+                a, b = f32_of(t1, t1[0]), f32_of(same[1], same[1][0])
+                body.append(lambda a=a, b=b: self.emit(f"{acc} = {acc} * 0.5 + where({a} > {b}, {a}, {b})"))
+            elif r == 3:
+                def out(t=t):
+                    col = f"{colf(t[3])}{ch.pick(['', ' + 32', ' + BLK'])}"
+                    if t[5] == 1:
+                        self.emit(f"O[cid, {col} :+ {t[3]}] = {f32_of(t, t[0])} + {scale()}")
+                    else:
+                        row = f"{t[0]}[{ch.int(0, t[2] - 1)} :+ 1, :]"
+                        self.emit(f"O[cid :+ 1, {col} :+ {t[3]}] = {f32_of(t, row)} * {scale()}")
+                body.append(out)
+            elif r == 4:
+                def per_thread(t=t):
+                    name = self.fresh("xf")
+                    self.emit(f"let {name} = {f32_of(t, point(t))}")
+                    self.bind(GenVar(name, "f32", V))
+                    self.thread_store(c, val=f"{name} * {scale()}" if ch.chance(0.5) else name)
+                body.append(per_thread)
+            elif r == 5 and t[5] == 2 and t[1] in ("f32", "f16"):
+                body.append(lambda t=t: self.emit(
+                    f"O[cid :+ 1, {ch.pick(['0', 'N - 8', colf(8)])} :+ {t[2]}] = "
+                    f"transpose(rowsum({f32_of(t, t[0])}))"))
+            elif r == 6 and t1[1] == "f32" and t1[2:4] == (4, 32) and reads_u:
+                body.append(lambda: self.emit(f"u = u * 0.5 + {t1[0]}"))
+            else:
+                body.append(lambda: self.emit(f"{acc} += {f32_of(t1, t1[0])}"))
+        if dot:
+            body.insert(ch.int(0, len(body)), lambda: self.emit(f"{accd} += dot({t1[0]}, {tiles[1][0]})"))
+        if view:
+            body.append(lambda: self.emit(f"{acc}[0 :+ 1, :] += {f32_of(t1, view)}" if t1[5] == 2 else
+                                          f"{acc}[0 :+ 4] += {f32_of(t1, view)}"))
+        if variant == "write":
+            again = f"{t1[0]} * 0.5 + 1.0" if t1[1] in ("f32", "f16") else f"{t1[1]}({t1[0]} * 2)"
+            body.insert(ch.int(1, len(body)), lambda: self.emit(f"{t1[0]} = {again}"))
+        if variant == "exit":
+            word = ch.pick(["break", "continue", "return"])
+            cond = ch.pick([f"{j} > {lo}", f"{j} == {lo}", "k > 7", "flag"])
+
+            def leave():
+                self.emit(f"if {cond} {{")
+                self.emit(f"  {word}")
+                self.emit("}")
+            body.insert(ch.int(0, len(body)), leave)
+        if variant == "source" and ch.chance(0.5):
+            body.append(lambda: self.emit(f"O[cid :+ 1, {colf(w1)} :+ {w1}] = {t1[0]} * 0.5 + 1.0"))
+        for b in body:
+            b()
+        if variant == "source" and "O" in self.dirty | self.stored:
+            # the next iteration's copy reads `O` CTA-wide after this one's per-thread stores to it
+            self.emit("barrier()")
+            self.dirty, self.ustored = set(), set()
+        self.scopes.pop()
+        self.loops.pop()
+        self.indent -= 1
+        self.emit("}")
+        if wrap:
+            self.scopes.pop()
+            self.loops.pop()
+            self.indent -= 1
+            self.emit("}")
+        self.dirty |= dirty
+        self.ustored |= ustored
+        self.floor = max(self.floor, floor)
+        # the results into this CTA's row of `O` (so `O` is written in every variant: it is a
+        # source only in `source`)
+        off = ch.pick(["0", "32", "N - 32", "BLK"])
+        if len(a_shape) == 2:
+            self.emit(f"O[cid :+ 1, {off} :+ {a_shape[1]}] = {acc}[{ch.int(0, a_shape[0] - 1)} :+ 1, :]")
+        else:
+            self.emit(f"O[cid, {off} :+ {a_shape[0]}] = {acc}")
+        if dot:
+            self.emit(f"O[cid :+ 1, {ch.pick(['0', '64'])} :+ {tiles[1][3]}] = {accd}[{ch.int(0, t1[2] - 1)} :+ 1, :]")
+        if variant == "after":
+            self.emit(f"O[cid :+ 1, 8 :+ {w1}] = {f32_of(t1, f'{t1[0]}[0 :+ 1, :]')}" if t1[5] == 2 else
+                      f"O[cid, 8 :+ {w1}] = {f32_of(t1, t1[0])}")
 
     # ------------------------------------------------------------------ the kernel
     def kernel(self) -> GenKernel:
@@ -1933,10 +2168,13 @@ class KernelGen:
         }]
         body_start = len(self.lines)
         self.block(U, 0)
+        if self.floor == U and self.exact and ch.chance(self.COPY_AHEAD_CHANCE):
+            self.copy_ahead_stmt(U)
         body = self.lines[body_start:]
+        params = ", ".join([GEN_PARAMS] + self.extra_params)
         src = (GEN_FUNCTIONS + "\n"
                + f"@autotune(BLK in [{', '.join(str(b) for b in blocks)}])\n@launch(BLK)\n"
-               + f"kernel gen({GEN_PARAMS}) {{\n" + GEN_PROLOGUE + "\n".join(body) + "\n}\n")
+               + f"kernel gen({params}) {{\n" + GEN_PROLOGUE + "\n".join(body) + "\n}\n")
         return GenKernel(src, blocks, self.race_free, self.violations, shapes=tuple(self.shapes))
 
 
