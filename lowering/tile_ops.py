@@ -78,13 +78,19 @@ def shared_operand(tl, sw, node, transposed: bool = False, k_major: bool = False
 def operand_layout(em, product, operand) -> tuple[bool, bool]:
     """(transposed, k_major) of the copy ``product`` makes of ``operand`` (as ``dot`` asks
     shared_operand for it)."""
-    ta, tb = em.type_of(product.args[0]), em.type_of(product.args[1])
-    m, depth = ta.shape
-    n = tb.shape[0] if product.func == "dot_t" else tb.shape[1]
-    comp = _accumulator_type(em.type_of(product).elem)
     transposed = product.func == "dot_t" and operand is product.args[1]
-    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
-    return transposed, transposed and shape is not None
+    return transposed, transposed and product_shape(em, product)[4] is not None
+
+
+def product_shape(em, node) -> tuple:
+    """(accumulator type, m, n, depth, the tensor-core instruction or None for FMA) of a ``dot``
+    or ``dot_t``: [m, depth] x [depth, n]."""
+    comp = _accumulator_type(em.type_of(node).elem)
+    ta, tb = em.type_of(node.args[0]), em.type_of(node.args[1])
+    m, depth = ta.shape
+    n = tb.shape[0] if node.func == "dot_t" else tb.shape[1]
+    return comp, m, n, depth, tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth,
+                                                 em.threads)
 
 
 def operand_tile(em, node, transposed: bool, k_major: bool) -> tuple[Tile, bool]:
@@ -159,11 +165,7 @@ def dot(tl, sw, node, emit) -> None:
     """``dot(a, b)``: [M, K] x [K, N]; ``dot_t(a, b)``: [M, K] x [N, K] (b read transposed)."""
     em = tl.em
     b = tl.b
-    comp = _accumulator_type(em.type_of(node).elem)
-    ta, tb = em.type_of(node.args[0]), em.type_of(node.args[1])
-    m, depth = ta.shape
-    n = tb.shape[0] if node.func == "dot_t" else tb.shape[1]
-    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
+    comp, m, n, depth, shape = product_shape(em, node)
     a_ref, copied_a = shared_operand(tl, sw, node.args[0])
     b_ref, copied_b = shared_operand(tl, sw, node.args[1], transposed=node.func == "dot_t",
                                      k_major=shape is not None)
@@ -231,11 +233,7 @@ def carry(tl, stmt, target: MemRef) -> Carried | None:
     before the loop). None: the statement goes through the tile at every step."""
     em = tl.em
     node = stmt.value
-    comp = _accumulator_type(em.type_of(node).elem)
-    ta, tb = em.type_of(node.args[0]), em.type_of(node.args[1])
-    m, depth = ta.shape
-    n = tb.shape[0] if node.func == "dot_t" else tb.shape[1]
-    shape = tensor_core_shape(em.arch, settle(ta.elem), settle(tb.elem), comp, m, n, depth, em.threads)
+    comp, m, n, depth, shape = product_shape(em, node)
     sp = em.smem.plan.statements.get(statement_key(em.inst, stmt))
     if (shape is None or target.elem != comp or target.masked or list(target.shape) != [m, n]
             or sp is None or sp.fused is not node or sp.alias or not Carried.fits(em, shape, m, n)):
