@@ -87,12 +87,6 @@ class Plan:
         registers across it (read once before the loop, written back once after it)."""
         return self.carried.get((id(inst), id(loop)), ())
 
-    def prefetchable_copies(self, loop, inst) -> tuple:
-        """The copies at the top of this ``for`` loop that may be double buffered (see the
-        module's description); the shared-memory plan (analyzer/smem.py) decides which loops get
-        their second buffers."""
-        return self.prefetchable.get((id(inst), id(loop)), ())
-
     def barriers_for_copies_ahead(self, loop, inst) -> tuple[bool, bool]:
         """(a barrier before the copies made before the loop, one before those at the top of each
         iteration) for the loop's double-buffered copies into tiles."""
@@ -141,31 +135,23 @@ def _ahead_barriers(facts, prefetchable: dict, pending) -> dict:
     for (inst_id, loop_id), entries in prefetchable.items():
         loop = loops[loop_id]
         inst = loop.inst
-        copies = [e.stmt for e in entries if e.product is None]
+        copies = [e for e in entries if e.tile is not None]
         if not copies:
             continue
-        tiles = set()
-        for st in copies:
-            b = inst.resolution.get(id(st.target))
-            tiles.add(b.buffer or b.name)
-        first = pending((id(inst), id(copies[0])))
+        tiles = {e.tile for e in copies}
+        first = pending((id(inst), id(copies[0].stmt)))
         out[(inst_id, loop_id)] = (bool(pending(loop.init) & tiles), bool(first & tiles))
     return out
 
 
-def _returns(stmts) -> bool:
-    for st in stmts:
-        if isinstance(st, A.Return):
-            return True
-        if isinstance(st, A.If):
-            if _returns(st.then.stmts):
-                return True
-            orelse = st.orelse
-            if orelse is not None and _returns([orelse] if isinstance(orelse, A.If) else orelse.stmts):
-                return True
-        elif isinstance(st, (A.For, A.While)) and _returns(st.body.stmts):
-            return True
-    return False
+def _inner(st) -> list:
+    """The statement lists directly inside ``st`` (an `if`'s branches, a loop's body)."""
+    if isinstance(st, A.If):
+        orelse = st.orelse
+        return [st.then.stmts] + ([] if orelse is None else [[orelse] if isinstance(orelse, A.If) else orelse.stmts])
+    if isinstance(st, (A.For, A.While)):
+        return [st.body.stmts]
+    return []
 
 
 def _carried(facts, marked: set) -> dict:
@@ -187,7 +173,7 @@ def _carried(facts, marked: set) -> dict:
             if info is None or not info.writes:
                 continue
             found.append((st, frozenset(info.writes)))
-        if not found or _returns(loop.ast.body.stmts):
+        if not found or _leaves(loop.ast.body.stmts, False):
             continue
         keep = []
         for st, bufs in found:
@@ -208,10 +194,12 @@ def _carried(facts, marked: set) -> dict:
 
 @dataclass(frozen=True)
 class Ahead:
-    """A copy a loop may run one iteration ahead: ``stmt`` is ``t = T[..]`` (into a ``var``
-    tile), or ``let v = T[..]``, a view that the product ``product`` (the value of the top-level
-    statement ``owner``) reads as its operand ``operand`` and copies into shared memory itself."""
+    """A copy a loop may run one iteration ahead: ``stmt`` is ``t = T[..]`` (into the ``var``
+    tile whose buffer is ``tile``), or ``let v = T[..]``, a view that the product ``product`` (the
+    value of the top-level statement ``owner``) reads as its operand ``operand`` and copies into
+    shared memory itself."""
     stmt: object
+    tile: str | None = None
     product: object = None
     operand: object = None
     owner: object = None
@@ -239,11 +227,11 @@ def _prefetchable(facts) -> dict:
         entries = []
         for st, tile, _src in lead:
             if tile is not None:
-                entries.append(Ahead(st))
+                entries.append(Ahead(st, tile))
                 continue
             use = _product_use(inst, inst.decls.get(id(st)), rest)
             if use is not None:
-                entries.append(Ahead(st, *use))
+                entries.append(Ahead(st, None, *use))
         kept = {id(e.stmt) for e in entries}
         copies = [c for c in lead if id(c[0]) in kept]
         if entries and _prefetch_is_unseen(facts, loop, copies):
@@ -321,17 +309,12 @@ def _names(stmts):
             work += [st.target, st.value]
         elif t is A.ExprStmt:
             work.append(st.expr)
-        elif t is A.If:
+        elif t is A.If or t is A.While:
             work.append(st.cond)
-            yield from _names(st.then.stmts)
-            if st.orelse is not None:
-                yield from _names([st.orelse] if isinstance(st.orelse, A.If) else st.orelse.stmts)
         elif t is A.For:
             work += list(st.args)
-            yield from _names(st.body.stmts)
-        elif t is A.While:
-            work.append(st.cond)
-            yield from _names(st.body.stmts)
+        for block in _inner(st):
+            yield from _names(block)
     while work:
         e = work.pop()
         if e is None:
@@ -347,12 +330,8 @@ def _leaves(stmts, top: bool) -> bool:
     for st in stmts:
         if isinstance(st, A.Return) or (top and isinstance(st, (A.Break, A.Continue))):
             return True
-        if isinstance(st, A.If):
-            orelse = st.orelse
-            if _leaves(st.then.stmts, top) or (orelse is not None and _leaves(
-                    [orelse] if isinstance(orelse, A.If) else orelse.stmts, top)):
-                return True
-        elif isinstance(st, (A.For, A.While)) and _leaves(st.body.stmts, False):
+        inner_top = top and isinstance(st, A.If)
+        if any(_leaves(block, inner_top) for block in _inner(st)):
             return True
     return False
 
@@ -391,15 +370,11 @@ def _lets(stmts, out: set) -> None:
     for st in stmts:
         if isinstance(st, A.Let):
             out.add(id(st))
-        elif isinstance(st, A.If):
-            _lets(st.then.stmts, out)
-            if st.orelse is not None:
-                _lets([st.orelse] if isinstance(st.orelse, A.If) else st.orelse.stmts, out)
-        elif isinstance(st, (A.For, A.While)):
-            _lets(st.body.stmts, out)
+        for block in _inner(st):
+            _lets(block, out)
 
 
-def _barriers_before(facts, exchanging: set, threads: int) -> set:
+def _barriers_before(facts, exchanging: set, threads: int) -> tuple:
     cfg = facts.cfg
     sites = cfg.sites
     n = len(sites)
