@@ -213,7 +213,6 @@ class _Planner:
         self.warps = kinfo.threads // 32
         self.plan = SharedPlan(kinfo.kernel.name)
         self._operands: dict = {}
-        self._instances: dict = {}
 
     # ------------------------------------------------------------ allocations
     def named(self, key, name: str, span, t: Tile, pad: bool = False) -> None:
@@ -234,9 +233,9 @@ class _Planner:
         most_cta = min(t.shared_per_block for t in TARGETS.values())
         most_sm = min(t.shared_per_sm for t in TARGETS.values())
         blocks = kinfo.min_blocks or 1
+        inst = kinfo.instance                      # the plan double buffers the kernel's own loops
         for (inst_id, loop_id), entries in self.analysis.plan.prefetchable.items():
-            inst = self._instances.get(inst_id)
-            if inst is None:
+            if inst_id != id(inst):
                 continue
             extra: list = []                       # (key, label, span, bytes, row stride)
             drop: dict = {}                        # statement key -> the scratch keys it gives up
@@ -256,9 +255,10 @@ class _Planner:
                 if sp is None or sp.fused is not e.product or ck not in sp.scratch:
                     continue
                 a = sp.scratch[ck]
-                how = "transposed copy" if ": transposed copy of" in a.what else "copy"
+                transposed = e.product.func == "dot_t" and e.operand is e.product.args[1]
+                how, text, _stored, _stride = _operand_copy(inst.types[id(e.operand)], transposed)
                 what = (f"{how} of `{e.operand.id}` for `{e.product.func}` at {_at(e.product.span)}, made one "
-                        f"iteration ahead: {a.what.rsplit('` ', 1)[1]}")
+                        f"iteration ahead: {text}")
                 key = ahead_key(inst, e.operand)
                 extra += [(key, what, a.span, a.bytes, a.row_stride),
                           (second_key(key), f"second buffer of the {what}", a.span, a.bytes, a.row_stride)]
@@ -334,7 +334,6 @@ class _Planner:
                 self.call(inst, callee.call_node, callee)
 
     def block(self, inst, blk) -> None:
-        self._instances[id(inst)] = inst
         for s in blk.stmts:
             self.stmt(inst, s)
 
@@ -487,17 +486,9 @@ class _Planner:
                                or plain_shared(inst, node)):
             return
         t = inst.types[id(node)]
-        shape = tuple(t.shape)[::-1] if transposed else tuple(t.shape)
-        how = "transposed copy" if transposed else "copy"
-        # the copy's rows are what ldmatrix reads: K for the first operand, N for the second
-        # (dot_t's, on tensor cores, in its own [N, K] layout: K), padded the same way
-        own = tuple(t.shape)
-        stride = padded_row(t.elem, own if transposed else shape)
-        padded = "" if stride is None else (f" (stored {_shape(t.elem, own)}, rows padded to {stride})"
-                                            if transposed else f" (rows padded to {stride})")
+        how, text, stored, stride = _operand_copy(t, transposed)
         self.scratch(sp, ("copy", id(node)), f"scratch of `{producer.func}` at {_at(producer.span)}: {how} of "
-                     f"`{_brief(node)}` {_shape(t.elem, shape)}{padded}", node.span, t.elem,
-                     own if transposed else shape, stride)
+                     f"`{_brief(node)}` {text}", node.span, t.elem, stored, stride)
 
     def aliases(self, inst, value, target, shape, materialized: set) -> bool:
         """Does the value read the target's buffer other than at the element being written: in
@@ -535,6 +526,19 @@ class _Planner:
                     return True
             return False
         return walk(value, True, False)
+
+
+def _operand_copy(t: Tile, transposed: bool) -> tuple:
+    """(what it is, its type as labels show it, the shape it is stored in, its padded row stride
+    or None) of the copy a product makes of an operand of type ``t``. The copy's rows are what
+    ldmatrix reads: K for the first operand, N for the second (``dot_t``'s, transposed, is stored
+    in its own [N, K] layout on tensor cores: K), padded the same way."""
+    own = tuple(t.shape)
+    shape = own[::-1] if transposed else own
+    stride = padded_row(t.elem, own)
+    padded = "" if stride is None else (f" (stored {_shape(t.elem, own)}, rows padded to {stride})"
+                                        if transposed else f" (rows padded to {stride})")
+    return ("transposed copy" if transposed else "copy"), f"{_shape(t.elem, shape)}{padded}", own, stride
 
 
 # ---------------------------------------------------------------- where memory is
