@@ -756,11 +756,8 @@ class KernelEmitter:
         node = c.entry.operand
         sw = Sweep(target, "=", node)
         sw.leaves[id(node)] = self.memref(st.value)
-        self.tiles.asynchronous = self.tiles.async_capable
-        try:
+        with self.tiles.copying_ahead():
             copy_operand(self.tiles, sw, node, target, c.transposed, c.k_major)
-        finally:
-            self.tiles.asynchronous = False
 
     def _carry_in(self, s: A.For) -> list:
         """The accumulators the execution plan lets this loop carry in registers and that the

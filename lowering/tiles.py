@@ -34,6 +34,7 @@ accesses pending (§10); the statements here place no others.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import llvmlite.ir as ir
@@ -103,12 +104,19 @@ class TileLowering:
         go in chunks) with ordinary stores. The loop waits for them and puts the barrier."""
         em = self.em
         em.smem.begin(em.inst, s)
+        with self.copying_ahead():
+            self.write(target, s.value, "=")
+        em.smem.end()
+
+    @contextmanager
+    def copying_ahead(self):
+        """The copies made meanwhile are a loop's copies made ahead: whole 16-byte chunks go with
+        ``cp.async`` where the target has it."""
         self.asynchronous = self.async_capable
         try:
-            self.write(target, s.value, "=")
+            yield
         finally:
             self.asynchronous = False
-        em.smem.end()
 
     def write(self, target: MemRef, value, op: str, ctx: Sweep | None = None, planned: bool = False,
               fused=None, alias: bool = False, barrier_first: bool = False) -> None:
