@@ -17,7 +17,7 @@ import llvmlite.ir as ir
 
 from ..language.types import Scalar
 from .align import INFINITE, twos_of_int
-from .ltypes import BYTES, I8, I32T, I64, memory_ir
+from .ltypes import BYTES, GLOBAL, I8, I32T, I64, memory_ir
 
 MAX_VECTOR_BYTES = 16
 BASE_ALIGN = 16            # tensors (checked by the runtime) and tiles (declared so)
@@ -184,7 +184,7 @@ class Addressing:
         pointer's low half at every iteration (one MOV more than nvcc in row_sums and
         row_softmax; benchmarks/sass_vs_nvcc.py). Other accesses keep the element GEP (with
         every access in bytes, tiled_gemm, linear_relu and row_scan came out larger)."""
-        if ref.space != 1 or not self.counters:
+        if ref.space != GLOBAL or not self.counters:
             return False
         todo = [t.value for t in ref.offset + terms]
         while todo:
